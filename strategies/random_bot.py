@@ -1,0 +1,37 @@
+"""Random: uniform over the legal action kinds, then over the legal sizes; a coin for every choice.
+
+The baseline every other bot must beat, and the engine's fuzzer: it reaches every legal path.
+"""
+
+from __future__ import annotations
+
+from treasure_sim.strategy import RAISE, Action, Observation, Steal, Strategy
+
+
+class RandomBot(Strategy):
+    name = "random"
+
+    def __init__(self, stop_chance: float = 0.0, draw_chance: float = 0.9) -> None:
+        self.stop_chance = stop_chance
+        self.draw_chance = draw_chance
+
+    def act(self, obs: Observation) -> Action:
+        kind = obs.legal[int(self.rng.integers(len(obs.legal)))]
+        if kind == RAISE:
+            return Action.raise_to(int(self.rng.integers(obs.min_raise_to, obs.max_raise_to + 1)))
+        return Action(kind)
+
+    def move_spades(self, obs: Observation) -> list[int]:
+        return [c for c in obs.my_treasures if c < 52 and c & 3 == 0 and self.rng.random() < 0.5]
+
+    def draw_heart(self, obs: Observation) -> bool:
+        return bool(self.rng.random() < self.draw_chance)
+
+    def choose_joker_treasure(self, obs: Observation, options: tuple[int, ...]) -> int:
+        return options[int(self.rng.integers(len(options)))]
+
+    def steal(self, obs: Observation, options: tuple[Steal, ...]) -> Steal | None:
+        return options[int(self.rng.integers(len(options)))] if self.rng.random() < 0.5 else None
+
+    def keep_playing(self, obs: Observation) -> bool:
+        return bool(self.rng.random() >= self.stop_chance)

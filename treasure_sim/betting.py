@@ -1,0 +1,97 @@
+"""Betting and pots: bet-size limits per structure, the uncalled bet, side pots and the odd chip."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from .history import PotResult
+from .rules import RuleSet
+
+
+class BetLimits(NamedTuple):
+    to_call: int  # chips needed to call (capped at the stack: calling for less is all in)
+    min_raise_to: int  # 0 when no raise is legal
+    max_raise_to: int  # 0 when no raise is legal
+
+
+def bet_limits(
+    rules: RuleSet,
+    round_index: int,
+    high: int,
+    my_bet: int,
+    stack: int,
+    largest_raise: int,
+    raises: int,
+    pot: int,
+    can_be_answered: bool,
+) -> BetLimits:
+    """Legal amounts for a player whose round bet is ``my_bet`` facing a round high of ``high``.
+
+    ``largest_raise`` is the largest bet or raise increment so far this round, ``raises`` the
+    number of bets and raises so far, ``pot`` every chip committed this hand including this
+    round's bets, ``can_be_answered`` whether another player could still respond to a raise.
+    A player may always go all in, even for less than a full raise.
+    """
+    to_call = min(high - my_bet, stack)
+    all_in_to = my_bet + stack
+    if not can_be_answered or all_in_to <= high:
+        return BetLimits(to_call, 0, 0)
+    if rules.betting == "fixed-limit":
+        if raises >= rules.raise_cap:
+            return BetLimits(to_call, 0, 0)
+        size = rules.small_bet if round_index < 2 else rules.big_bet
+        target = min(high + size, all_in_to)
+        return BetLimits(to_call, target, target)
+    full_min = high + max(largest_raise, rules.min_bet)
+    max_to = all_in_to
+    if rules.betting == "pot-limit":
+        max_to = min(all_in_to, high + pot + (high - my_bet))
+    return BetLimits(to_call, min(full_min, max_to), max_to)
+
+
+def uncalled_bet(committed: Sequence[int]) -> tuple[int, int] | None:
+    """(seat, chips) of the part of the largest commitment nobody matched, to go back to its owner."""
+    top = max(committed)
+    leaders = [s for s, c in enumerate(committed) if c == top]
+    if len(leaders) > 1:
+        return None
+    second = max((c for s, c in enumerate(committed) if s != leaders[0]), default=0)
+    return (leaders[0], top - second) if top > second else None
+
+
+def split_pots(
+    committed: Sequence[int],
+    contenders: Sequence[int],
+    scores: dict[int, int],
+    order: Sequence[int],
+) -> list[PotResult]:
+    """Main and side pots from each seat's chips committed, awarded to the best ``scores``.
+
+    ``contenders`` are the seats not folded, ``order`` the turn order (the odd chips of a
+    split go one each to the winners in turn order). A lone contender needs no score.
+    The uncalled bet must already have been taken out of ``committed``.
+    """
+    levels = sorted({committed[s] for s in contenders if committed[s] > 0})
+    pots: list[PotResult] = []
+    floor = 0
+    for i, level in enumerate(levels):
+        last = i == len(levels) - 1
+        amount = sum(min(c, level) - min(c, floor) if not last else max(c - floor, 0) for c in committed)
+        eligible = tuple(s for s in order if s in contenders and committed[s] >= level)
+        pots.append(_award(amount, eligible, scores))
+        floor = level
+    if not levels and sum(committed):  # every contender put in nothing (ante 0): the pot still has an owner
+        pots.append(_award(sum(committed), tuple(s for s in order if s in contenders), scores))
+    return pots
+
+
+def _award(amount: int, eligible: tuple[int, ...], scores: dict[int, int]) -> PotResult:
+    if len(eligible) == 1:
+        winners = eligible
+    else:
+        best = max(scores[s] for s in eligible)
+        winners = tuple(s for s in eligible if scores[s] == best)
+    share, odd = divmod(amount, len(winners))
+    shares = tuple(share + (1 if i < odd else 0) for i in range(len(winners)))
+    return PotResult(amount, eligible, winners, shares)

@@ -1,0 +1,198 @@
+"""Hand and game records: what happened, JSON-safe, and printable as a hand history."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+END_REASONS = ("deck_empty", "all_stopped", "too_few_players", "hand_limit")
+ROUND_NAMES = ("pre-flop (step 4)", "after 2 shared (step 6)", "after 4 shared (step 8)", "river (step 10)")
+
+
+@dataclass(frozen=True, slots=True)
+class ActionEvent:
+    """One betting action. ``to`` is the seat's bet total this round after it; ``added`` the chips put in."""
+
+    round: int
+    seat: int
+    kind: str
+    to: int = 0
+    added: int = 0
+    all_in: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ShownHand:
+    """A hand revealed at showdown (step 12) and the quintet it plays (step 13)."""
+
+    hand_no: int
+    seat: int
+    cards: tuple[str, ...]
+    quintet: tuple[str, ...] = ()
+    wilds: tuple[tuple[str, str], ...] = ()  # (wild card, the card it stands for)
+    score: int = 0
+    category: str = ""
+    description: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class PotResult:
+    amount: int
+    eligible: tuple[int, ...]
+    winners: tuple[int, ...]
+    shares: tuple[int, ...]  # chips each winner got, in the order of ``winners``
+
+
+@dataclass(frozen=True, slots=True)
+class StealEvent:
+    seat: int
+    diamond: str
+    victim: int
+    card: str
+
+
+def _jsonable(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, tuple | list):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class HandRecord:
+    """Everything that happened in one hand. Cards are strings (``"As"``, ``"RJ"``); per-seat tuples."""
+
+    hand_no: int
+    dealer: int
+    in_hand: tuple[bool, ...]
+    antes: tuple[int, ...]
+    hole: tuple[tuple[str, ...] | None, ...]  # None where hidden (public view, unshown hand)
+    new_treasure: str | None
+    actions: tuple[ActionEvent, ...]
+    shared: tuple[str, ...]
+    folded: tuple[bool, ...]
+    last_folder: int | None
+    treasure_taken: str | None  # the card that entered the last folder's zone (Joker case: their choice)
+    spades_moved: tuple[tuple[str, ...], ...]
+    drawn: tuple[tuple[str, ...], ...]
+    shown: tuple[ShownHand, ...]
+    pots: tuple[PotResult, ...]
+    returned: tuple[int, int] | None  # (seat, chips) of an uncalled bet given back
+    payouts: tuple[int, ...]  # net chips per seat this hand
+    steals: tuple[StealEvent, ...]
+    treasures_after: tuple[tuple[str, ...], ...]
+    money_after: tuple[int, ...]
+    deck_size_after: int
+    void: bool = False
+    deck_ran_out: bool = False
+    errors: tuple[tuple[int, str], ...] = ()
+
+    @property
+    def pot(self) -> int:
+        return sum(p.amount for p in self.pots)
+
+    @property
+    def winners(self) -> tuple[int, ...]:
+        seen: dict[int, None] = {}
+        for p in self.pots:
+            seen.update(dict.fromkeys(p.winners))
+        return tuple(seen)
+
+    def public(self) -> HandRecord:
+        """The record as every player may see it: hole cards of unshown hands hidden (RULES.md 8)."""
+        shown = {s.seat for s in self.shown}
+        hole = tuple(h if seat in shown else None for seat, h in enumerate(self.hole))
+        return dataclasses.replace(self, hole=hole)
+
+    def to_dict(self) -> dict[str, Any]:
+        return _jsonable(self)
+
+    def __str__(self) -> str:
+        return format_hand(self)
+
+
+@dataclass(frozen=True, slots=True)
+class GameResult:
+    """The outcome of one game, with every hand's record."""
+
+    n_players: int
+    strategies: tuple[str, ...]
+    seed: int | None
+    rules: dict[str, Any]
+    final_money: tuple[int, ...]
+    win_shares: tuple[float, ...]
+    end_reason: str
+    hands_played: int
+    treasures: tuple[tuple[str, ...], ...]
+    errors: tuple[tuple[str, ...], ...]  # per seat, messages of the bot's errors
+    decisions: tuple[int, ...]  # per seat, how many times the bot was asked
+    decision_time: tuple[float, ...]  # per seat, mean seconds per decision
+    hands: tuple[HandRecord, ...] = field(default=(), repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return _jsonable(self)
+
+
+def format_hand(rec: HandRecord) -> str:
+    """A hand history a person can follow step by step."""
+    seats = [s for s, dealt in enumerate(rec.in_hand) if dealt]
+    out = [f"Hand #{rec.hand_no}  dealer: seat {rec.dealer}  players: {', '.join(map(str, seats))}"]
+    out.append(" 1 antes: " + ", ".join(f"seat {s} ${rec.antes[s]}" for s in seats))
+    out.append(" 2 hole cards: " + "; ".join(
+        f"seat {s} [{' '.join(rec.hole[s]) if rec.hole[s] is not None else '? ?'}]" for s in seats))
+    if rec.new_treasure:
+        out.append(f" 3 New Treasure: {rec.new_treasure}")
+    board_at = (0, 2, 4, 5)
+    for rnd in range(4):
+        acts = [a for a in rec.actions if a.round == rnd]
+        board = rec.shared[: board_at[rnd]]
+        if rnd and board:
+            out.append(f"   shared: {' '.join(board)}")
+        if acts:
+            out.append(f"   betting {ROUND_NAMES[rnd]}: " + "; ".join(_format_action(a) for a in acts))
+    if rec.void:
+        out.append("   the deck ran out while dealing: the hand is void, every chip goes back")
+        return "\n".join(out)
+    for seat, cards in enumerate(rec.spades_moved):
+        if cards:
+            out.append(f"11 seat {seat} moves Spades to hand: {' '.join(cards)}")
+    for seat, cards in enumerate(rec.drawn):
+        if cards:
+            out.append(f"12 seat {seat} draws with Hearts: {' '.join(cards)}")
+    if rec.deck_ran_out:
+        out.append("   the deck ran out during Hearts draws: this is the last hand")
+    for sh in rec.shown:
+        wilds = f" (wild: {', '.join(f'{w}={c}' for w, c in sh.wilds)})" if sh.wilds else ""
+        out.append(f"13 seat {sh.seat} shows {' '.join(sh.cards)} -> {' '.join(sh.quintet)}"
+                   f"{wilds}: {sh.description}")
+    if rec.returned:
+        out.append(f"   uncalled ${rec.returned[1]} returned to seat {rec.returned[0]}")
+    for i, p in enumerate(rec.pots):
+        label = "main pot" if i == 0 else f"side pot {i}"
+        won = ", ".join(f"seat {w} ${c}" for w, c in zip(p.winners, p.shares, strict=True))
+        out.append(f"14 {label} ${p.amount}: {won}")
+    if rec.last_folder is None:
+        if rec.new_treasure:
+            out.append("14 nobody folded: the New Treasure goes back into the deck")
+    elif rec.treasure_taken and rec.treasure_taken != rec.new_treasure:
+        out.append(f"15 last folder seat {rec.last_folder} takes {rec.treasure_taken} for the Joker Treasure")
+    elif rec.treasure_taken:
+        out.append(f"14 last folder seat {rec.last_folder} takes the New Treasure {rec.treasure_taken}")
+    for st in rec.steals:
+        out.append(f"16 seat {st.seat} spends {st.diamond} to steal {st.card} from seat {st.victim}")
+    out.append("   net: " + ", ".join(f"seat {s} {rec.payouts[s]:+d}" for s in seats))
+    out.append("   zones: " + "; ".join(f"seat {s} [{' '.join(z)}]" for s, z in enumerate(rec.treasures_after)))
+    return "\n".join(out)
+
+
+def _format_action(a: ActionEvent) -> str:
+    text = f"seat {a.seat} {a.kind}"
+    if a.kind == "raise":
+        text += f" to {a.to}"
+    elif a.kind == "call":
+        text += f" {a.added}"
+    return text + (" (all in)" if a.all_in else "")

@@ -1,0 +1,155 @@
+"""The strategy API: what a bot sees (`Observation`), what it answers (`Action`, `Steal`), its base class."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar, NamedTuple
+
+import numpy as np
+
+from .cards import value_of
+from .history import ActionEvent, ShownHand
+from .rules import RuleSet
+
+if TYPE_CHECKING:
+    from .history import HandRecord
+
+FOLD, CHECK, CALL, RAISE = "fold", "check", "call", "raise"
+ACTION_KINDS = (FOLD, CHECK, CALL, RAISE)
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """A betting decision. ``amount`` is the bet/raise *total* for this round (raise only)."""
+
+    kind: str
+    amount: int = 0
+
+    @staticmethod
+    def fold() -> Action:
+        return _FOLD
+
+    @staticmethod
+    def check() -> Action:
+        return _CHECK
+
+    @staticmethod
+    def call() -> Action:
+        return _CALL
+
+    @staticmethod
+    def raise_to(total: int) -> Action:
+        """Bet or raise so that this round's bet is ``total``; all in is ``raise_to(obs.max_raise_to)``."""
+        return Action(RAISE, int(total))
+
+    def __str__(self) -> str:
+        return f"raise to {self.amount}" if self.kind == RAISE else self.kind
+
+
+_FOLD, _CHECK, _CALL = Action(FOLD), Action(CHECK), Action(CALL)
+
+
+@dataclass(frozen=True, slots=True)
+class Steal:
+    """A Diamonds steal: spend my Diamonds Treasure ``diamond``, take ``card`` from seat ``victim``'s zone."""
+
+    diamond: int
+    victim: int
+    card: int
+
+
+class Observation(NamedTuple):
+    """An immutable snapshot of exactly what RULES.md section 8 lets ``seat`` see.
+
+    A NamedTuple rather than a dataclass because the engine builds one per decision: tuples of ints
+    are cheap to make, cannot be mutated, and share nothing with the engine's state.
+    Per-seat fields are tuples indexed by seat number.
+    """
+
+    phase: str  # "bet", "spades", "hearts", "joker_treasure", "steal" or "keep_playing"
+    seat: int
+    n_players: int
+    hand_no: int
+    dealer: int
+    hand: tuple[int, ...]  # my hand: hole cards, plus Spades moved and Hearts drawn
+    shared: tuple[int, ...]  # shared cards dealt so far
+    new_treasure: int | None  # this hand's New Treasure (None once taken or when the rules have none)
+    treasures: tuple[tuple[int, ...], ...]  # every Treasure Zone
+    money: tuple[int, ...]  # chips behind, not yet committed this hand
+    bets: tuple[int, ...]  # chips bet in the current betting round
+    committed: tuple[int, ...]  # chips put in this hand (antes and all bets)
+    pot: int  # all chips committed this hand
+    folded: tuple[bool, ...]
+    in_hand: tuple[bool, ...]  # dealt into this hand (could pay the ante)
+    all_in: tuple[bool, ...]
+    deck_size: int
+    round: int  # betting round 0..3 (steps 4, 6, 8, 10); 3 after betting
+    to_call: int
+    min_raise_to: int  # 0 when raising is not legal
+    max_raise_to: int
+    legal: tuple[str, ...]  # legal action kinds at a betting decision, else ()
+    history: tuple[ActionEvent, ...]  # this hand's betting actions so far
+    last_folder: int | None
+    wild_ranks: int  # 13-bit mask of ranks wild for me (my Clubs Treasures)
+    showdowns: tuple[ShownHand, ...]  # hands shown at earlier showdowns this game
+    rules: RuleSet
+
+    @property
+    def my_treasures(self) -> tuple[int, ...]:
+        return self.treasures[self.seat]
+
+    @property
+    def active(self) -> tuple[int, ...]:
+        """Seats still in this hand (dealt in, not folded)."""
+        return tuple(s for s in range(self.n_players) if self.in_hand[s] and not self.folded[s])
+
+
+class Strategy:
+    """Base class for bots. Override only the decisions you care about; each default is sensible.
+
+    The engine calls :meth:`setup` at the start of every game with the bot's own seeded
+    ``numpy.random.Generator`` (use ``self.rng``, never the global ``random``).
+    """
+
+    name: ClassVar[str | None] = None
+
+    seat: int
+    n_players: int
+    rules: RuleSet
+    rng: np.random.Generator
+
+    def setup(self, seat: int, n_players: int, rules: RuleSet, rng: np.random.Generator) -> None:
+        self.seat, self.n_players, self.rules, self.rng = seat, n_players, rules, rng
+
+    def act(self, obs: Observation) -> Action:
+        """A betting decision. Default: check when free, else fold."""
+        return Action.check() if CHECK in obs.legal else Action.fold()
+
+    def move_spades(self, obs: Observation) -> list[int]:
+        """Step 11: which of my Spades Treasures to move to my hand. Default: keep them."""
+        return []
+
+    def draw_heart(self, obs: Observation) -> bool:
+        """Step 12: draw the next Hearts card? Default: yes (a card never lowers a hand)."""
+        return True
+
+    def choose_joker_treasure(self, obs: Observation, options: tuple[int, ...]) -> int:
+        """Step 15: which card (from my hole cards or the shared cards) becomes my Treasure.
+
+        Default: the highest-value card.
+        """
+        return max(options, key=lambda c: value_of(c, obs.rules.ace_value))
+
+    def steal(self, obs: Observation, options: tuple[Steal, ...]) -> Steal | None:
+        """Step 16: one steal from ``options`` or None to stop; asked again after each steal."""
+        return None
+
+    def keep_playing(self, obs: Observation) -> bool:
+        """Before each hand: go on (True) or vote to stop the game."""
+        return True
+
+    def on_hand_end(self, record: HandRecord) -> None:
+        """Told the hand's public record (unshown hands hidden) when a hand ends."""
+
+    def __repr__(self) -> str:
+        return self.name or type(self).__name__
