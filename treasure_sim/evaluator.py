@@ -1,0 +1,352 @@
+"""Hand evaluation: one comparable score per Treasure Poker hand (any size, Jokers, wild ranks)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+
+from . import _eval_tables as _t
+from .cards import RANK_NAMES, format_card, parse_cards
+
+CATEGORY_NAMES = (
+    "high card", "one pair", "two pair", "three of a kind", "straight",
+    "flush", "full house", "four of a kind", "straight flush", "five of a kind",
+)  # fmt: skip
+MAX_COLUMNS = 64
+BLOCK = 16384
+SMALL = 16  # up to this many rows, plain Python ints beat numpy's per-call overhead (a showdown)
+
+_T = _t.build()
+_ONE, _WEXP, _SUITQ, _MQ = _T["ONE"], _T["WEXP"], _T["SUITQ"], _T["MQ"]
+_HBIT, _FIVE, _SH5, _FULL5, _SPREAD = _T["HBIT"], _T["FIVE"], _T["SH5"], _T["FULL5"], _T["SPREAD"]
+_PAIRS, _TRIPS, _QUADS, _KICK, _FHT = _T["PAIRS"], _T["TRIPS"], _T["QUADS"], _T["KICK"], _T["FHT"]
+_ST, _FS = _T["ST"], _T["FS"]
+_U64 = np.uint64
+_LOW52, _LOW54, _JOKERS = _U64(_t.LOW52), _U64(_t.LOW54), _U64(_t.JOKER_BITS)
+_MASK13 = _U64(_t.ALL_RANKS)
+
+
+def _fail(row: int, why: str) -> None:
+    raise ValueError(f"row {row}: {why}")
+
+
+def _as_rows(cards: object) -> np.ndarray:
+    """The hands as an (n, k) integer array; a string or 1-D array is one hand."""
+    if isinstance(cards, str):
+        try:
+            return parse_cards(cards)[None, :]
+        except ValueError as err:
+            raise ValueError(f"row 0: {err}") from None
+    try:
+        arr = np.asarray(cards)
+    except ValueError as err:  # ragged nested lists
+        raise ValueError(f"cards must be a rectangular array padded with -1: {err}") from None
+    if arr.ndim == 1 and arr.dtype.kind in "UO" and arr.size:
+        try:
+            return parse_cards(arr.tolist())[None, :]
+        except (ValueError, TypeError) as err:
+            raise ValueError(f"row 0: {err}") from None
+    if arr.dtype.kind not in "iu":
+        raise ValueError(f"cards must be integer card ids (or a card string), got dtype {arr.dtype}")
+    if arr.ndim == 1:
+        arr = arr[None, :]
+    if arr.ndim != 2:
+        raise ValueError(f"cards must be one hand (1-D) or rows of hands (2-D), got shape {arr.shape}")
+    if arr.shape[1] > MAX_COLUMNS:
+        raise ValueError(f"rows have {arr.shape[1]} columns; at most {MAX_COLUMNS} are supported")
+    return arr
+
+
+def _check_ids(arr: np.ndarray) -> None:
+    """Every id in -1..53 (two whole-array reductions; a row is searched only on failure)."""
+    if arr.size and (arr.min() < -1 or arr.max() > 53):
+        bad = (arr < -1) | (arr > 53)
+        row, col = np.argwhere(bad)[0]
+        _fail(int(row), f"card id {int(arr[row, col])} at column {int(col)} is out of range -1..53")
+
+
+def _diagnose(arr: np.ndarray, local: int, row0: int) -> None:
+    """Say why a row failed the cheap bitset check: too few cards or a card twice."""
+    ids, row = [int(c) for c in arr[local]], row0 + local
+    seen: dict[int, int] = {}
+    for col, c in enumerate(ids):
+        if c == -1:
+            continue
+        if c in seen:
+            _fail(row, f"card {format_card(c)} appears twice (columns {seen[c]} and {col})")
+        seen[c] = col
+    _fail(row, f"only {len(seen)} real cards; a hand needs at least 5")
+
+
+def _wild_masks(wild_ranks: object, n: int) -> int | np.ndarray:
+    """An int applied to every row, or an (n,) uint16 array of per-row 13-bit rank masks."""
+    if isinstance(wild_ranks, (int, np.integer)) and not isinstance(wild_ranks, bool):
+        w = int(wild_ranks)
+        if not 0 <= w <= _t.ALL_RANKS:
+            raise ValueError(f"wild_ranks={w} (every row) is outside the 13-bit range 0..8191")
+        return w
+    arr = np.asarray(wild_ranks)
+    if arr.ndim == 0 and arr.dtype.kind in "iu":
+        return _wild_masks(int(arr), n)
+    if arr.dtype.kind not in "iu":
+        raise ValueError(f"wild_ranks must be an int or an integer array, got dtype {arr.dtype}")
+    if arr.shape != (n,):
+        raise ValueError(f"wild_ranks must be an int or have shape ({n},) like the rows, got {arr.shape}")
+    if n and (arr.min() < 0 or arr.max() > _t.ALL_RANKS):
+        row = int(np.flatnonzero((arr < 0) | (arr > _t.ALL_RANKS))[0])
+        _fail(row, f"wild_ranks mask {int(arr[row])} is outside the 13-bit range 0..8191")
+    return arr.astype(np.uint16)
+
+
+def evaluate(cards: object, wild_ranks: int | np.ndarray = 0, *, validate: bool = True) -> np.ndarray:
+    """Score each hand (row of card ids, -1 pads anywhere): higher is better, equal exactly on a tie.
+
+    ``cards`` is an (n, k) integer array, or one hand as a 1-D array / card string (then the result
+    has shape (1,)). ``wild_ranks`` is a 13-bit rank mask (bit r: rank r is wild) for every row, or
+    an (n,) array of them; Jokers are always wild. Returns an (n,) int64 array laid out as
+    ``category << 20 | r1 << 16 | r2 << 12 | r3 << 8 | r4 << 4 | r5`` (ranks 0..12, see describe).
+    ``validate=False`` skips input checks for trusted hot callers (bad input then gives garbage).
+    """
+    arr = _as_rows(cards)
+    n = arr.shape[0]
+    if n <= SMALL:
+        return np.array(_score_small(arr, wild_ranks, validate), dtype=np.int64)
+    wild = _wild_masks(wild_ranks, n)
+    if validate:
+        _check_ids(arr)
+    if arr.dtype != np.int8:
+        arr = arr.astype(np.int8)
+    out = np.empty(n, np.int64)
+    scalar = isinstance(wild, int)
+    for lo in range(0, n, BLOCK):
+        hi = min(n, lo + BLOCK)
+        out[lo:hi] = _score_block(arr[lo:hi], wild if scalar else wild[lo:hi], validate, lo)
+    return out
+
+
+def _score_block(cards: np.ndarray, wild: int | np.ndarray, validate: bool, row0: int) -> np.ndarray:
+    """The vectorized kernel: bitset -> per-suit / count-class rank masks -> table lookups."""
+    k = cards.shape[1]
+    bits = _ONE.take(cards[:, 0])
+    for j in range(1, k):
+        bits += _ONE.take(cards[:, j])
+    if validate:
+        pads = bits >> _U64(_t.PAD_SHIFT)
+        ok = (np.bitwise_count(bits & _LOW54) + pads == k) & (pads <= k - 5)
+        if not ok.all():
+            _diagnose(cards, int(np.flatnonzero(~ok)[0]), row0)
+
+    if isinstance(wild, int):
+        wmask = _U64(int(_WEXP[wild]) | _t.JOKER_BITS)
+        wbits = bits & wmask
+        nat = bits & (_LOW52 & ~wmask)
+    else:
+        wmask = _WEXP.take(wild) | _JOKERS
+        wbits = bits & wmask
+        nat = bits & _LOW52 & ~wmask
+    w = np.bitwise_count(wbits)
+
+    ch = nat.view(np.uint16).reshape(-1, 4)
+    c0, c1, c2, c3 = ch[:, 0], ch[:, 1], ch[:, 2], ch[:, 3]
+    ss = _SUITQ.take(c0) | (_SUITQ.take(c1) << _U64(4)) | (_SUITQ.take(c2) << _U64(8)) | (
+        _SUITQ.take(c3) << _U64(12))
+    mm = _MQ.take(c0) | (_MQ.take(c1) << _U64(4)) | (_MQ.take(c2) << _U64(8)) | (_MQ.take(c3) << _U64(12))
+
+    wilds = bool(w.any())
+    if wilds:
+        w5 = np.minimum(w, 5)
+        five = _FIVE.take(((mm >> _SH5.take(w5)) & _MASK13) | _FULL5.take(w5))
+        c1m1 = ((mm > 0xFFFF).view(np.uint8) + (mm > 0xFFFFFFFF).view(np.uint8)
+                + (mm > 0xFFFFFFFFFFFF).view(np.uint8))
+        top = (mm >> (c1m1 << 4).astype(np.uint64)) & _MASK13
+        spread = _SPREAD.take((c1m1 << 3) | np.minimum(w, 7))
+        mm |= _HBIT.take(top) * spread
+        base = np.minimum(w, _t.MAX_WILD_TABLE).astype(np.uint16) << np.uint16(13)
+
+    s16 = ss.view(np.uint16).reshape(-1, 4)
+    m16 = mm.view(np.uint16).reshape(-1, 4)
+    m1, m2, m3, m4 = m16[:, 0], m16[:, 1], m16[:, 2], m16[:, 3]
+    if wilds:
+        best = _ST.take(m1 | base)
+        for s in range(4):
+            np.maximum(best, _FS.take(s16[:, s] | base), out=best)
+    else:
+        best = _ST.take(m1)
+        for s in range(4):
+            np.maximum(best, _FS.take(s16[:, s]), out=best)
+
+    h = _PAIRS.take(m2).view(np.int32).reshape(-1, 2)
+    np.maximum(best, h[:, 0] + _KICK.take(m1 ^ h[:, 1]), out=best)
+    h = _TRIPS.take(m3).view(np.int32).reshape(-1, 2)
+    np.maximum(best, h[:, 0] + _KICK.take(m1 ^ h[:, 1]), out=best)
+    np.maximum(best, h[:, 0] + _FHT.take(m2 ^ h[:, 1]), out=best)
+    h = _QUADS.take(m4).view(np.int32).reshape(-1, 2)
+    np.maximum(best, h[:, 0] + _KICK.take(m1 ^ h[:, 1]), out=best)
+    if wilds:
+        np.maximum(best, five, out=best)
+    return best
+
+
+def category(scores: int | np.ndarray) -> np.ndarray:
+    """Category 0 (high card) .. 9 (five of a kind) of each score; a scalar gives an int8 scalar."""
+    return (np.asarray(scores, dtype=np.int64) >> _t.CAT_SHIFT).astype(np.int8)[()]
+
+
+def _plural(rank: int) -> str:
+    name = RANK_NAMES[rank]
+    return name + "es" if name.endswith("x") else name + "s"
+
+
+def _fields(score: int) -> list[int]:
+    return [(score >> shift) & 15 for shift in _t.FIELD]
+
+
+def describe(score: int | np.integer) -> str:
+    """A score in words: "full house, kings over sevens", "straight, five-high", "flush, ace-high"."""
+    score = int(score)
+    cat, (a, b, *_) = score >> _t.CAT_SHIFT, _fields(score)
+    if not 0 <= cat <= 9 or score < 0:
+        raise ValueError(f"{score} is not an evaluator score")
+    name = CATEGORY_NAMES[cat]
+    if cat in (0, 4, 5, 8):
+        return f"{name}, {RANK_NAMES[a]}-high"
+    if cat == 6:
+        return f"{name}, {_plural(a)} over {_plural(b)}"
+    if cat == 2:
+        return f"{name}, {_plural(a)} and {_plural(b)}"
+    return f"{name}, {_plural(a)}"
+
+
+def _ranks_played(score: int) -> list[int]:
+    """The five ranks a score's quintet shows (with repeats), from its category and fields."""
+    cat, f = score >> _t.CAT_SHIFT, _fields(score)
+    if cat in (4, 8):
+        top = f[0]
+        return [3, 2, 1, 0, 12] if top == 3 else list(range(top, top - 5, -1))
+    shape = {9: (5,), 7: (4, 1), 6: (3, 2), 3: (3, 1, 1), 2: (2, 2, 1), 1: (2, 1, 1, 1)}.get(cat, (1,) * 5)
+    return [r for r, times in zip(f, shape, strict=False) for _ in range(times)]
+
+
+@dataclass(frozen=True, slots=True)
+class Quintet:
+    """The five cards a hand plays, and what each wild among them stands for."""
+
+    ids: tuple[int, ...]
+    wild_ids: tuple[tuple[int, int], ...]  # (wild card id, id of the card it stands for)
+    score: int
+    category: int
+    description: str
+
+    @property
+    def cards(self) -> tuple[str, ...]:
+        return tuple(format_card(c) for c in self.ids)
+
+    @property
+    def wilds(self) -> tuple[tuple[str, str], ...]:
+        return tuple((format_card(a), format_card(b)) for a, b in self.wild_ids)
+
+    @property
+    def category_name(self) -> str:
+        return CATEGORY_NAMES[self.category]
+
+
+def best_quintet(cards: object, wild_ranks: int = 0) -> Quintet:
+    """The best five of one hand: scores every 5-subset in one batched call (for showdowns/records).
+
+    Among equally good quintets it takes the one using fewest wilds, then the first in hand order;
+    ``evaluate(result.ids, wild_ranks)`` always equals ``evaluate(cards, wild_ranks)``.
+    """
+    arr = _as_rows(cards)
+    if arr.shape[0] != 1:
+        raise ValueError(f"best_quintet takes one hand, got {arr.shape[0]} rows")
+    wild = _wild_masks(wild_ranks, 1)
+    wild = int(wild if isinstance(wild, int) else wild[0])
+    target = int(evaluate(arr, wild)[0])
+    real = arr[0][arr[0] >= 0].astype(np.int8)
+    subsets = real[np.array(list(combinations(range(real.size), 5)), dtype=np.intp)]
+    scores = _score_block(subsets, wild, False, 0)
+    is_wild = (subsets >= 52) | ((wild >> (subsets.astype(np.int64) >> 2)) & 1).astype(bool)
+    cost = np.where(scores == target, is_wild.sum(axis=1), 99)
+    chosen = subsets[int(np.argmin(cost))].tolist()
+    wilds = [c for c in chosen if c >= 52 or (wild >> (c >> 2)) & 1]
+    naturals = [c for c in chosen if c not in wilds]
+    missing = _ranks_played(target)
+    for c in naturals:
+        missing.remove(c >> 2)
+    cat = target >> _t.CAT_SHIFT
+    taken = set(naturals)
+    stands = []
+    for rank in sorted(missing, reverse=True):
+        if cat in (5, 8):  # flush, straight flush: the suit of the naturals
+            suit = naturals[0] & 3 if naturals else 0
+        else:  # any suit will do; prefer a card not already shown
+            suit = next((s for s in range(4) if rank * 4 + s not in taken), 0)
+        taken.add(rank * 4 + suit)
+        stands.append(rank * 4 + suit)
+    return Quintet(tuple(chosen), tuple(zip(wilds, stands, strict=True)), target, cat, describe(target))
+
+# The same algorithm on Python ints, for showdown-sized batches where numpy's per-call overhead
+# (about a microsecond a call, ~70 calls) would dominate. Tested equal to the block kernel.
+_L = {name: _T[name].tolist() for name in ("WEXP", "SUITQ", "MQ", "HBIT", "FIVE", "SPREAD", "PAIRS",
+                                            "TRIPS", "QUADS", "KICK", "FHT", "ST", "FS")}
+_L_ONE = _T["ONE"].tolist()
+
+
+def _score_small(arr: np.ndarray, wild_ranks: object, validate: bool) -> list[int]:
+    n, k = arr.shape
+    rows = arr.tolist()
+    if isinstance(wild_ranks, int) and not isinstance(wild_ranks, bool) and 0 <= wild_ranks <= 8191:
+        wl = [wild_ranks] * n
+    else:
+        wa = np.asarray(wild_ranks)
+        if wa.shape == (n,) and wa.dtype.kind in "iu":
+            wl = wa.tolist()
+            if validate and n and (min(wl) < 0 or max(wl) > 8191):
+                _wild_masks(wa, n)
+        else:
+            wl = [_wild_masks(wild_ranks, n)] * n
+    if validate and n:
+        flat = [c for row in rows for c in row]
+        if min(flat) < -1 or max(flat) > 53:
+            _check_ids(arr)
+    wexp, suitq, mq, hbit, five_t, spread_t = _L["WEXP"], _L["SUITQ"], _L["MQ"], _L["HBIT"], _L["FIVE"], _L["SPREAD"]
+    pairs, trips, quads, kick, fht, st, fs = (_L[x] for x in ("PAIRS", "TRIPS", "QUADS", "KICK", "FHT", "ST", "FS"))
+    one = _L_ONE
+    out = []
+    for i, row in enumerate(rows):
+        bits = 0
+        for c in row:
+            bits += one[c]
+        if validate:
+            pads = bits >> 54
+            if (bits & _t.LOW54).bit_count() + pads != k or pads > k - 5:
+                _diagnose(arr, i, 0)
+        wm = wexp[wl[i]] | _t.JOKER_BITS
+        w = (bits & wm).bit_count()
+        nat = bits & _t.LOW52 & ~wm
+        c0, c1, c2, c3 = nat & 0xFFFF, (nat >> 16) & 0xFFFF, (nat >> 32) & 0xFFFF, nat >> 48
+        ss = suitq[c0] | suitq[c1] << 4 | suitq[c2] << 8 | suitq[c3] << 12
+        mm = mq[c0] | mq[c1] << 4 | mq[c2] << 8 | mq[c3] << 12
+        five = base = 0
+        if w:
+            w5 = min(w, 5)
+            five = five_t[((mm >> (63, 48, 32, 16, 0, 0)[w5]) & 8191) | (8191 if w5 == 5 else 0)]
+            c1m1 = (mm > 0xFFFF) + (mm > 0xFFFFFFFF) + (mm > 0xFFFFFFFFFFFF)
+            mm |= hbit[(mm >> (c1m1 << 4)) & 8191] * spread_t[(c1m1 << 3) | min(w, 7)]
+            base = min(w, 3) << 13
+        m1, m2, m3, m4 = mm & 8191, (mm >> 16) & 8191, (mm >> 32) & 8191, mm >> 48
+        best = max(five, st[base | m1], fs[base | (ss & 8191)], fs[base | ((ss >> 16) & 8191)],
+                   fs[base | ((ss >> 32) & 8191)], fs[base | (ss >> 48)])
+        h = pairs[m2]
+        best = max(best, (h & 0xFFFFFFFF) + kick[m1 ^ (h >> 32)])
+        h = trips[m3]
+        if h:
+            lo, hi = h & 0xFFFFFFFF, h >> 32
+            best = max(best, lo + kick[m1 ^ hi], lo + fht[m2 ^ hi])
+            h = quads[m4]
+            if h:
+                best = max(best, (h & 0xFFFFFFFF) + kick[m1 ^ (h >> 32)])
+        out.append(best)
+    return out
