@@ -1,0 +1,309 @@
+"""Results analysis: win rates, net money, head-to-head, seat advantage and ratings, each with its uncertainty."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+LEVEL = 0.95
+METHOD = "95% Student-t interval over per-deal means (all rotations of one deal = one sample)"
+_GAME_KEY = ["run", "game_id"]
+
+
+@dataclass(frozen=True)
+class Results:
+    """The Parquet tables of one or more results directories, with a ``run`` column naming the directory."""
+
+    games: pd.DataFrame
+    hands: pd.DataFrame
+    manifests: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+# ---------------------------------------------------------------- loading
+
+
+def _read_table(path: Path) -> pd.DataFrame:
+    if not path.exists():
+        return pd.DataFrame()
+    return pd.read_parquet(path)
+
+
+def load(dir_or_dirs: str | Path | Iterable[str | Path]) -> Results:
+    """Read ``games/``, ``hands/`` and ``manifest.json`` of one results directory or several (stacked)."""
+    dirs = [Path(dir_or_dirs)] if isinstance(dir_or_dirs, str | Path) else [Path(d) for d in dir_or_dirs]
+    if not dirs:
+        raise ValueError("load() needs at least one results directory")
+    names = [d.resolve().name for d in dirs]
+    labels = names if len(set(names)) == len(names) else [str(d) for d in dirs]
+    games, hands, manifests = [], [], {}
+    for label, d in zip(labels, dirs, strict=True):
+        if not (d / "games").exists():
+            raise FileNotFoundError(f"{d} is not a results directory: {d / 'games'} is missing")
+        g = _read_table(d / "games")
+        games.append(g.assign(run=label))
+        h = _read_table(d / "hands")
+        hands.append(h.assign(run=label) if len(h.columns) else h)
+        manifest = d / "manifest.json"
+        manifests[label] = json.loads(manifest.read_text()) if manifest.exists() else {}
+    hands = [h for h in hands if len(h.columns)]
+    return Results(
+        games=pd.concat(games, ignore_index=True),
+        hands=pd.concat(hands, ignore_index=True) if hands else pd.DataFrame(),
+        manifests=manifests,
+    )
+
+
+# ---------------------------------------------------------------- intervals
+
+
+def _two_sided_mass(theta: float, df: int) -> float:
+    """P(|T| < sqrt(df)·tan θ) for Student's t with integer ``df`` (Abramowitz & Stegun 26.7.3–4, exact)."""
+    c, s = math.cos(theta), math.sin(theta)
+    if df == 1:
+        return 2 * theta / math.pi
+    if df % 2:  # odd: (2/π)(θ + sin θ (c + 2/3 c³ + 2·4/(3·5) c⁵ + … + c^(df-2)))
+        j = np.arange(1, (df - 1) // 2)
+        coef = np.concatenate([[1.0], np.cumprod(2 * j / (2 * j + 1) * c * c)])
+        return 2 / math.pi * (theta + s * c * float(coef.sum()))
+    j = np.arange(1, df // 2)  # even: sin θ (1 + 1/2 c² + 1·3/(2·4) c⁴ + … + c^(df-2))
+    coef = np.concatenate([[1.0], np.cumprod((2 * j - 1) / (2 * j) * c * c)])
+    return s * float(coef.sum())
+
+
+@lru_cache(maxsize=4096)
+def t_quantile(level: float, df: int) -> float:
+    """The two-sided critical value t with P(|T| < t) = ``level``, by bisection (no scipy needed)."""
+    if df < 1:
+        return math.nan
+    lo, hi = 0.0, math.pi / 2
+    for _ in range(80):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if _two_sided_mass(mid, df) < level else (lo, mid)
+    return math.sqrt(df) * math.tan((lo + hi) / 2)
+
+
+def mean_interval(values: Sequence[float] | np.ndarray, level: float = LEVEL) -> tuple[float, float, float]:
+    """Mean and Student-t interval of independent samples; NaN bounds with fewer than two samples."""
+    x = np.asarray(values, dtype=float)
+    n = len(x)
+    if n == 0:
+        return math.nan, math.nan, math.nan
+    m = float(x.mean())
+    if n < 2:
+        return m, math.nan, math.nan
+    half = t_quantile(level, n - 1) * float(x.std(ddof=1)) / math.sqrt(n)
+    return m, m - half, m + half
+
+
+def _unit_cols(df: pd.DataFrame, unit: str) -> list[str]:
+    """Columns naming one independent sample: the deal (all its rotations) or, if asked, the single game."""
+    if unit not in ("deal", "game"):
+        raise ValueError(f"unit must be 'deal' or 'game', got {unit!r}")
+    base = [c for c in ("run", "experiment") if c in df.columns]
+    if unit == "deal" and "deal_id" in df.columns:
+        return [*base, "deal_id"]
+    return [*base, "game_id"]
+
+
+def _interval_table(df: pd.DataFrame, value: str, groups: list[str], unit: str, level: float,
+                    bounds: tuple[float, float] | None = None) -> pd.DataFrame:
+    """Average ``value`` within each unit per group, then a t interval across units."""
+    units = _unit_cols(df, unit)
+    per_unit = df.groupby([*groups, *units], sort=True, observed=True)[value].mean().rename("v").reset_index()
+    agg = per_unit.groupby(groups, sort=True, observed=True)["v"].agg(["mean", "std", "count"]).reset_index()
+    keys = [c for c in _GAME_KEY if c in df.columns]
+    n_games = df.drop_duplicates([*groups, *keys]).groupby(groups, sort=True, observed=True).size()
+    agg["games"] = n_games.to_numpy()
+    crit = agg["count"].map(lambda n: t_quantile(level, int(n) - 1))
+    half = crit * agg["std"] / np.sqrt(agg["count"])
+    out = agg[groups].copy()
+    out["mean"] = agg["mean"]
+    out["ci_low"] = agg["mean"] - half
+    out["ci_high"] = agg["mean"] + half
+    if bounds is not None:
+        out["ci_low"] = out["ci_low"].clip(lower=bounds[0])
+        out["ci_high"] = out["ci_high"].clip(upper=bounds[1])
+    out["sem"] = agg["std"] / np.sqrt(agg["count"])
+    out["deals" if unit == "deal" else "units"] = agg["count"].astype(int)
+    out["games"] = agg["games"].astype(int)
+    out.attrs["method"] = METHOD.replace("95%", f"{level:.0%}") if unit == "deal" else (
+        f"{level:.0%} Student-t interval treating every game as independent (naive)")
+    return out
+
+
+def _require(df: pd.DataFrame, cols: Iterable[str], what: str) -> None:
+    missing = [c for c in cols if c not in df.columns]
+    if missing:
+        raise KeyError(f"{what} needs column(s) {', '.join(missing)}; the table has {', '.join(map(str, df.columns))}")
+
+
+def _with_players(games: pd.DataFrame) -> pd.DataFrame:
+    if "n_players" in games.columns:
+        return games
+    keys = [c for c in _GAME_KEY if c in games.columns]
+    return games.assign(n_players=games.groupby(keys)["seat"].transform("size"))
+
+
+# ---------------------------------------------------------------- per-strategy tables
+
+
+def win_rates(games: pd.DataFrame, *, unit: str = "deal", level: float = LEVEL) -> pd.DataFrame:
+    """Mean win share per strategy with a t interval over deals; ``fair`` is the share of an equal player."""
+    _require(games, ["game_id", "strategy", "win_share", "seat"], "win_rates")
+    games = _with_players(games)
+    out = _interval_table(games, "win_share", ["strategy"], unit, level, bounds=(0.0, 1.0))
+    fair = (1.0 / games["n_players"]).groupby(games["strategy"]).mean()
+    out["fair"] = out["strategy"].map(fair).to_numpy()
+    return out.sort_values("mean", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def mean_net(games: pd.DataFrame, *, unit: str = "deal", level: float = LEVEL) -> pd.DataFrame:
+    """Mean net money (chips won minus chips started with) per strategy, t interval over deals."""
+    _require(games, ["game_id", "strategy", "net"], "mean_net")
+    out = _interval_table(games, "net", ["strategy"], unit, level)
+    return out.sort_values("mean", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def seat_advantage(games: pd.DataFrame, *, unit: str = "deal", level: float = LEVEL) -> pd.DataFrame:
+    """Win share by seat (0 = first dealer, 1 = first to act) per table size; t interval over deals.
+
+    With rotated deals every entrant sits in every seat of a deal, so the strategies cancel out.
+    """
+    _require(games, ["game_id", "seat", "win_share"], "seat_advantage")
+    games = _with_players(games)
+    out = _interval_table(games, "win_share", ["n_players", "seat"], unit, level, bounds=(0.0, 1.0))
+    out["fair"] = 1.0 / out["n_players"]
+    return out
+
+
+def head_to_head(games: pd.DataFrame, *, unit: str = "deal", level: float = LEVEL) -> pd.DataFrame:
+    """For each ordered pair, the share of games where ``strategy`` finished ahead of ``opponent`` (ties ½).
+
+    Only games where both sat count; the score is averaged within a deal, then a t interval over deals.
+    Rows (A, B) and (B, A) are complements.
+    """
+    _require(games, ["game_id", "strategy", "rank"], "head_to_head")
+    units = _unit_cols(games, unit)
+    keys = [c for c in _GAME_KEY if c in games.columns]
+    cols = list(dict.fromkeys([*keys, *units, "strategy", "rank"]))
+    left = games[cols]
+    right = games[[*keys, "strategy", "rank"]].rename(columns={"strategy": "opponent", "rank": "opp_rank"})
+    pairs = left.merge(right, on=keys)
+    pairs = pairs[pairs["strategy"] != pairs["opponent"]]
+    pairs = pairs.assign(ahead=(pairs["rank"] < pairs["opp_rank"]) + 0.5 * (pairs["rank"] == pairs["opp_rank"]))
+    cols_out = ["strategy", "opponent", "mean", "ci_low", "ci_high", "sem", "deals" if unit == "deal" else "units",
+                "games"]
+    if pairs.empty:
+        return pd.DataFrame(columns=cols_out)
+    return _interval_table(pairs, "ahead", ["strategy", "opponent"], unit, level, bounds=(0.0, 1.0))[cols_out]
+
+
+def head_to_head_matrix(h2h: pd.DataFrame, value: str = "mean", order: Sequence[str] | None = None) -> pd.DataFrame:
+    """Pivot a head-to-head table: rows = strategy, columns = opponent, both in ``order`` (default: by name)."""
+    present = set(h2h["strategy"]) | set(h2h["opponent"])
+    names = [n for n in order if n in present] + sorted(present - set(order)) if order else sorted(present)
+    return h2h.pivot(index="strategy", columns="opponent", values=value).reindex(index=names, columns=names)
+
+
+def game_length(games: pd.DataFrame, *, unit: str = "deal", level: float = LEVEL) -> pd.DataFrame:
+    """Hands per game with a t interval over deals, and how often each end reason occurred."""
+    _require(games, ["game_id", "hands_played"], "game_length")
+    keys = [c for c in _GAME_KEY if c in games.columns]
+    one = games.drop_duplicates(keys).assign(all="all games")
+    out = _interval_table(one, "hands_played", ["all"], unit, level).drop(columns="all")
+    if "end_reason" in one.columns:
+        shares = one["end_reason"].value_counts(normalize=True).sort_index()
+        for reason, share in shares.items():
+            out[f"ended_{reason}"] = share
+    return out
+
+
+# ---------------------------------------------------------------- ratings
+
+
+def ratings(games: pd.DataFrame) -> pd.DataFrame:
+    """OpenSkill Plackett–Luce ratings from every game's finishing order: mu, sigma, ordinal = mu − 3·sigma.
+
+    Games are rated in a fixed order (run, experiment, deal, rotation, game) so results are repeatable.
+    A strategy with several seats in one game is one team ranked by its seats' mean rank; games with a
+    single strategy teach nothing and are skipped. Sigma is the model's own uncertainty; it treats the
+    rotations of a deal as independent games, so it is somewhat optimistic.
+    """
+    from openskill.models import PlackettLuce
+
+    _require(games, ["game_id", "strategy", "rank"], "ratings")
+    order = [c for c in ("run", "experiment", "deal_id", "rotation", "game_id") if c in games.columns]
+    keys = [c for c in _GAME_KEY if c in games.columns]
+    per = games.groupby([*order, "strategy"], sort=True, observed=True)["rank"].mean().reset_index()
+    model = PlackettLuce()
+    current: dict[str, Any] = {s: model.rating(name=s) for s in sorted(per["strategy"].unique())}
+    played = dict.fromkeys(current, 0)
+    for _, g in per.groupby(keys, sort=False):
+        if len(g) < 2:
+            continue
+        names = g["strategy"].tolist()
+        ranks = g["rank"].rank(method="min").astype(int).tolist()
+        new = model.rate([[current[s]] for s in names], ranks=ranks)
+        for s, team in zip(names, new, strict=True):
+            current[s] = team[0]
+            played[s] += 1
+    out = pd.DataFrame({
+        "strategy": list(current),
+        "mu": [r.mu for r in current.values()],
+        "sigma": [r.sigma for r in current.values()],
+        "ordinal": [r.ordinal() for r in current.values()],
+        "games": [played[s] for s in current],
+    })
+    out.attrs["method"] = "OpenSkill Plackett-Luce on finishing order; ordinal = mu - 3 sigma"
+    return out.sort_values("ordinal", ascending=False, kind="stable").reset_index(drop=True)
+
+
+# ---------------------------------------------------------------- trajectories
+
+
+def trajectories(results: Results) -> pd.DataFrame:
+    """Money per seat after every hand, long format (game_id, hand_no, seat, strategy, money); hand 0 = start."""
+    games, hands = results.games, results.hands
+    cols = ["run", "game_id", "hand_no", "seat", "strategy", "money"]
+    if hands.empty:
+        return pd.DataFrame(columns=cols)
+    _require(hands, ["game_id", "hand_no", "money_after"], "trajectories")
+    keys = [c for c in _GAME_KEY if c in hands.columns]
+    money = hands["money_after"].map(lambda m: np.asarray(m, dtype=np.int64))
+    lengths = money.map(len).to_numpy()
+    long = hands.loc[hands.index.repeat(lengths), [*keys, "hand_no"]].reset_index(drop=True)
+    long["seat"] = np.concatenate([np.arange(n) for n in lengths]) if len(lengths) else []
+    long["money"] = np.concatenate(money.to_list()) if len(money) else []
+    seats = games[[*keys, "seat", "strategy"]]
+    if {"final_money", "net"} <= set(games.columns):
+        start = games[[*keys, "seat"]].assign(hand_no=0, money=games["final_money"] - games["net"])
+        long = pd.concat([start, long], ignore_index=True)
+    long = long.merge(seats, on=[*keys, "seat"], how="left")
+    if "run" not in long.columns:
+        long["run"] = ""
+    return long.sort_values([*keys, "hand_no", "seat"], kind="stable").reset_index(drop=True)[cols]
+
+
+# ---------------------------------------------------------------- headline
+
+
+def summary(games: pd.DataFrame, *, level: float = LEVEL, rated: pd.DataFrame | None = None) -> pd.DataFrame:
+    """One row per strategy: win share and mean net with intervals, and the rating: the headline table."""
+    w = win_rates(games, level=level)
+    n = mean_net(games, level=level)
+    r = ratings(games) if rated is None else rated
+    out = w[["strategy", "mean", "ci_low", "ci_high", "fair", "games", "deals"]].rename(
+        columns={"mean": "win_share", "ci_low": "win_low", "ci_high": "win_high"})
+    out = out.merge(n[["strategy", "mean", "ci_low", "ci_high"]].rename(
+        columns={"mean": "net", "ci_low": "net_low", "ci_high": "net_high"}), on="strategy")
+    out = out.merge(r[["strategy", "mu", "sigma", "ordinal"]], on="strategy", how="left")
+    out.attrs["method"] = w.attrs["method"]
+    return out
