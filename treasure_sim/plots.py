@@ -1,0 +1,216 @@
+"""Figures of the analysis tables: every estimate drawn with its interval, in colour-blind-safe colours."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from .analysis import head_to_head_matrix
+
+# Okabe & Ito (2008), ordered so the first colours are the most distinct; safe for the common colour blindnesses.
+OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
+HEATMAP_CMAP = "cividis"  # perceptually uniform and readable with colour blindness
+_LINESTYLES = ("-", "--", ":", "-.")
+
+
+def strategy_colors(names: Iterable[str]) -> dict[str, str]:
+    """A fixed colour per strategy (by sorted name) so a strategy looks the same in every figure."""
+    return {n: OKABE_ITO[i % len(OKABE_ITO)] for i, n in enumerate(sorted(set(names)))}
+
+
+def _errors(table: pd.DataFrame) -> np.ndarray:
+    """Asymmetric error-bar lengths from ci_low/ci_high; no interval (one deal) draws no bar."""
+    low = (table["mean"] - table["ci_low"]).fillna(0).clip(lower=0)
+    high = (table["ci_high"] - table["mean"]).fillna(0).clip(lower=0)
+    return np.vstack([low.to_numpy(dtype=float), high.to_numpy(dtype=float)])
+
+
+def _figure(n_rows: int, width: float = 8.0) -> Figure:
+    return Figure(figsize=(width, max(2.6, 1.2 + 0.45 * n_rows)), layout="constrained")
+
+
+def _caption(fig: Figure, table: pd.DataFrame, text: str | None = None) -> None:
+    """The interval method under the figure, wrapped to its width, so a saved PNG explains itself."""
+    text = text or (f"Error bars: {table.attrs['method']}." if table.attrs.get("method") else "")
+    if text:
+        width = int(fig.get_figwidth() * 14)
+        fig.supxlabel(textwrap.fill(text, width), fontsize=8, color="0.35")
+
+
+def _hbars(table: pd.DataFrame, xlabel: str, title: str, fmt: str, ref: float | None, ref_label: str,
+           colors: dict[str, str] | None) -> Figure:
+    """Horizontal bars with interval whiskers, best at the top, full strategy names, values written at the end."""
+    table = table.iloc[::-1].reset_index(drop=True)  # barh draws bottom-up: put the first row on top
+    colors = colors or strategy_colors(table["strategy"])
+    fig = _figure(len(table))
+    ax = fig.add_subplot()
+    y = np.arange(len(table))
+    ax.barh(y, table["mean"], xerr=_errors(table), color=[colors[s] for s in table["strategy"]],
+            edgecolor="none", capsize=4, error_kw={"elinewidth": 1.2, "ecolor": "0.15"})
+    ax.set_yticks(y, table["strategy"])
+    for yi, row in zip(y, table.itertuples(), strict=True):  # the numbers, in a column right of the axes
+        interval = "" if np.isnan(row.ci_low) else f"  [{row.ci_low:{fmt}}, {row.ci_high:{fmt}}]"
+        ax.annotate(f"{row.mean:{fmt}}{interval}", (1.0, yi), xycoords=("axes fraction", "data"), xytext=(8, 0),
+                    textcoords="offset points", va="center", fontsize=8, family="monospace")
+    if ref is not None:
+        ax.axvline(ref, color="0.3", linestyle="--", linewidth=1, label=ref_label)
+        ax.legend(loc="lower right", fontsize=8, frameon=False)
+    lo = min(0.0, float(np.nanmin(table[["mean", "ci_low"]].to_numpy(dtype=float))))
+    hi = max(0.0, float(np.nanmax(table[["mean", "ci_high"]].to_numpy(dtype=float))))
+    span = (hi - lo) or 1.0
+    ax.set_xlim(lo - 0.05 * span * (lo < 0), hi + 0.05 * span)
+    ax.set_xlabel(xlabel)
+    ax.set_title(title)
+    ax.grid(axis="x", alpha=0.3)
+    ax.set_axisbelow(True)
+    return fig
+
+
+def plot_win_shares(table: pd.DataFrame, colors: dict[str, str] | None = None) -> Figure:
+    """Mean win share per strategy (from `analysis.win_rates`) with its interval and the equal-share line."""
+    fair = table["fair"].dropna().unique() if "fair" in table else []
+    ref = float(fair[0]) if len(fair) == 1 else None
+    fig = _hbars(table, "win share (fraction of games finished with the most chips; ties split)",
+                 "Win share per strategy", ".3f", ref, f"equal share ({ref:.3g})" if ref else "", colors)
+    _caption(fig, table)
+    return fig
+
+
+def plot_mean_net(table: pd.DataFrame, colors: dict[str, str] | None = None) -> Figure:
+    """Mean net chips per game per strategy (from `analysis.mean_net`) with its interval; 0 = break even."""
+    fig = _hbars(table, "mean net money per game (chips; final minus starting stack)",
+                 "Mean net money per strategy", ".1f", 0.0, "break even", colors)
+    _caption(fig, table)
+    return fig
+
+
+def plot_head_to_head(h2h: pd.DataFrame, order: Sequence[str] | None = None) -> Figure:
+    """Heatmap: share of shared games the row strategy finished ahead of the column one, with its interval.
+
+    Pass ``order`` (e.g. strongest first) so the cells above the diagonal read as upsets or not at a glance.
+    """
+    share = head_to_head_matrix(h2h, "mean", order)
+    low, high = head_to_head_matrix(h2h, "ci_low", order), head_to_head_matrix(h2h, "ci_high", order)
+    n = len(share)
+    fig = Figure(figsize=(max(5.0, 2.2 + 1.1 * n), max(4.0, 1.6 + 0.9 * n)), layout="constrained")
+    ax = fig.add_subplot()
+    image = ax.imshow(share.to_numpy(dtype=float), cmap=HEATMAP_CMAP, vmin=0, vmax=1)
+    for i in range(n):
+        for j in range(n):
+            v = share.iat[i, j]
+            if np.isnan(v):
+                continue
+            text = f"{v:.2f}"
+            if not np.isnan(low.iat[i, j]):
+                text += f"\n[{low.iat[i, j]:.2f}, {high.iat[i, j]:.2f}]"
+            ax.text(j, i, text, ha="center", va="center", fontsize=8, color="white" if v < 0.55 else "black")
+    ax.set_xticks(range(n), share.columns, rotation=30, ha="right", rotation_mode="anchor")
+    ax.set_yticks(range(n), share.index)
+    ax.set_xlabel("opponent")
+    ax.set_ylabel("strategy")
+    ax.set_title("Head-to-head: share of shared games\nthe row strategy finished ahead of the column")
+    fig.colorbar(image, ax=ax, shrink=0.8, label="share of games ahead (ties count ½)")
+    _caption(fig, h2h, "Cells: share and its " + h2h.attrs.get("method", "interval") + ".")
+    return fig
+
+
+def plot_ratings(table: pd.DataFrame, colors: dict[str, str] | None = None) -> Figure:
+    """OpenSkill mu ± 2·sigma per strategy, with the conservative ordinal (mu − 3·sigma) marked."""
+    table = table.iloc[::-1].reset_index(drop=True)
+    colors = colors or strategy_colors(table["strategy"])
+    fig = _figure(len(table))
+    ax = fig.add_subplot()
+    y = np.arange(len(table))
+    ax.errorbar(table["mu"], y, xerr=2 * table["sigma"], fmt="none", ecolor="0.4", elinewidth=1.5, capsize=4,
+                label="mu ± 2 sigma")
+    ax.scatter(table["mu"], y, c=[colors[s] for s in table["strategy"]], s=60, zorder=3)
+    ax.scatter([], [], c="0.4", s=60, label="mu (skill estimate)")  # a neutral legend entry for the coloured dots
+    ax.scatter(table["ordinal"], y, marker="D", facecolors="none", edgecolors="0.1", s=40, zorder=3,
+               label="ordinal = mu − 3 sigma (conservative)")
+    for yi, row in zip(y, table.itertuples(), strict=True):
+        ax.annotate(f"{row.mu:.1f} ± {row.sigma:.1f}", (row.mu + 2 * row.sigma, yi), xytext=(6, 0),
+                    textcoords="offset points", va="center", fontsize=8)
+    ax.set_yticks(y, table["strategy"])
+    right = float((table["mu"] + 2 * table["sigma"]).max())
+    left = float(table["ordinal"].min())
+    ax.set_xlim(left - 0.05 * (right - left), right + 0.3 * (right - left))
+    ax.set_xlabel("rating (OpenSkill Plackett–Luce; a new player starts at 25 ± 8.3)")
+    ax.set_title("Ratings from finishing order")
+    ax.legend(loc="lower right", fontsize=8, frameon=False)
+    ax.grid(axis="x", alpha=0.3)
+    ax.set_axisbelow(True)
+    _caption(fig, table, "Error bars: mu ± 2 sigma of the rating model (games rated in a fixed order).")
+    return fig
+
+
+def _seat_name(seat: int, n: int) -> str:
+    if seat == 0:
+        return "0\n(dealer first)"
+    if seat == 1:
+        return "1\n(acts first)" if n > 2 else "1"
+    return str(seat)
+
+
+def plot_seat_advantage(table: pd.DataFrame) -> Figure:
+    """Win share by seat relative to the first dealer (from `analysis.seat_advantage`), one panel per table size."""
+    sizes = sorted(table["n_players"].unique())
+    fig = Figure(figsize=(max(6.0, 1.0 + 0.8 * table["seat"].nunique()), 3.6 * len(sizes)), layout="constrained")
+    axes = fig.subplots(len(sizes), 1, squeeze=False)[:, 0]
+    for ax, n in zip(axes, sizes, strict=True):
+        part = table[table["n_players"] == n].sort_values("seat")
+        x = np.arange(len(part))
+        ax.bar(x, part["mean"], yerr=_errors(part), color=OKABE_ITO[0], capsize=4,
+               error_kw={"elinewidth": 1.2, "ecolor": "0.15"})
+        ax.axhline(1 / n, color="0.3", linestyle="--", linewidth=1, label=f"equal share (1/{n})")
+        ax.set_xticks(x, [_seat_name(int(s), int(n)) for s in part["seat"]])
+        ax.set_xlabel("seat (position relative to the first dealer)")
+        ax.set_ylabel("win share")
+        ax.set_ylim(0, max(1 / n * 2, float(part["ci_high"].max(skipna=True) or 0) * 1.15))
+        ax.set_title(f"Seat advantage, {n} players")
+        ax.legend(loc="upper right", fontsize=8, frameon=False)
+        ax.grid(axis="y", alpha=0.3)
+        ax.set_axisbelow(True)
+    _caption(fig, table)
+    return fig
+
+
+def plot_trajectories(traj: pd.DataFrame, max_games: int = 6, colors: dict[str, str] | None = None) -> Figure:
+    """Money per seat over the hands of a few games (from `analysis.trajectories`), one panel per game."""
+    keys = ["run", "game_id"] if "run" in traj.columns else ["game_id"]
+    chosen = traj[keys].drop_duplicates().head(max_games)
+    colors = colors or strategy_colors(traj["strategy"].dropna())
+    n = max(1, len(chosen))
+    cols = min(3, n)
+    rows = -(-n // cols)
+    fig = Figure(figsize=(4.2 * cols, 3.0 * rows + 0.8), layout="constrained")
+    axes = fig.subplots(rows, cols, squeeze=False, sharey=True).ravel()
+    for ax in axes[len(chosen):]:
+        ax.set_visible(False)
+    seen: dict[str, object] = {}
+    for ax, key in zip(axes, chosen.itertuples(index=False), strict=False):
+        game = traj.merge(pd.DataFrame([key], columns=keys), on=keys)
+        repeats: dict[str, int] = {}  # a strategy in several seats gets a new line style per seat
+        for seat, g in game.groupby("seat", sort=True):
+            name = str(g["strategy"].iloc[0])
+            style = _LINESTYLES[repeats.get(name, 0) % len(_LINESTYLES)]
+            repeats[name] = repeats.get(name, 0) + 1
+            (line,) = ax.plot(g["hand_no"], g["money"], color=colors.get(name, "0.5"), linestyle=style,
+                              linewidth=1.4, label=name)
+            seen.setdefault(name, line)
+            ax.annotate(f"s{seat}", (g["hand_no"].iloc[-1], g["money"].iloc[-1]), xytext=(3, 0),
+                        textcoords="offset points", fontsize=7, va="center", color=colors.get(name, "0.5"))
+        ax.set_title(f"game {key[-1]}" + (f" ({key[0]})" if len(keys) > 1 and traj["run"].nunique() > 1 else ""),
+                     fontsize=10)
+        ax.set_xlabel("hand")
+        ax.grid(alpha=0.3)
+    for ax in axes[::cols]:
+        ax.set_ylabel("money (chips)")
+    if seen:
+        fig.legend(list(seen.values()), list(seen), loc="outside lower center", ncols=min(4, len(seen)), fontsize=8,
+                   frameon=False)
+    fig.suptitle("Money over the hands of a game (s = seat; one game's luck, not a skill estimate)")
+    return fig
