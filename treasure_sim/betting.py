@@ -45,8 +45,8 @@ def bet_limits(
         return BetLimits(to_call, target, target)
     full_min = high + max(largest_raise, rules.min_bet)
     max_to = all_in_to
-    if rules.betting == "pot-limit":
-        max_to = min(all_in_to, high + pot + (high - my_bet))
+    if rules.betting == "pot-limit":  # the pot after calling, but never below a minimum raise
+        max_to = min(all_in_to, max(full_min, high + pot + (high - my_bet)))
     return BetLimits(to_call, min(full_min, max_to), max_to)
 
 
