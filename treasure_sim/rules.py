@@ -54,6 +54,7 @@ class RuleSet:
         _check_int("small_bet", self.small_bet, 1)
         _check_int("big_bet", self.big_bet, 1)
         _check_int("raise_cap", self.raise_cap, 1)
+        _check_int("ace_value", self.ace_value, 1, 14)
         _check_choice("ace_value", self.ace_value, (14, 1))
         _check_choice("joker_treasure", self.joker_treasure, JOKER_TREASURE_RULES)
         _check_int("max_hands", self.max_hands, 1)
