@@ -90,6 +90,7 @@ class HandRecord:
     void: bool = False
     deck_ran_out: bool = False
     errors: tuple[tuple[int, str], ...] = ()
+    treasures_before: tuple[tuple[str, ...], ...] = ()
 
     @property
     def pot(self) -> int:
@@ -138,22 +139,26 @@ class GameResult:
 
 
 def format_hand(rec: HandRecord) -> str:
-    """A hand history a person can follow step by step."""
+    """A hand history a person can follow step by step (the numbers are the card's steps)."""
     seats = [s for s, dealt in enumerate(rec.in_hand) if dealt]
-    out = [f"Hand #{rec.hand_no}  dealer: seat {rec.dealer}  players: {', '.join(map(str, seats))}"]
-    out.append(" 1 antes: " + ", ".join(f"seat {s} ${rec.antes[s]}" for s in seats))
+    order = sorted(seats, key=lambda s: (s - rec.dealer - 1) % len(rec.in_hand))
+    start = [m - p for m, p in zip(rec.money_after, rec.payouts, strict=True)]
+    out = [f"Hand #{rec.hand_no}, dealer seat {rec.dealer}, turn order: {', '.join(map(str, order))}"]
+    out.append("   stacks: " + ", ".join(f"seat {s} ${start[s]}" for s in range(len(start))))
+    if rec.treasures_before:
+        out.append("   zones: " + _zones(rec.treasures_before))
+    out.append(" 1 antes: " + ", ".join(f"seat {s} ${rec.antes[s]}" for s in order))
     out.append(" 2 hole cards: " + "; ".join(
-        f"seat {s} [{' '.join(rec.hole[s]) if rec.hole[s] is not None else '? ?'}]" for s in seats))
+        f"seat {s} [{' '.join(rec.hole[s]) if rec.hole[s] is not None else '? ?'}]" for s in order))
     if rec.new_treasure:
         out.append(f" 3 New Treasure: {rec.new_treasure}")
-    board_at = (0, 2, 4, 5)
+    dealt = (0, 2, 4, 5)
     for rnd in range(4):
+        if rnd and len(rec.shared) > dealt[rnd - 1]:
+            out.append(f"{2 * rnd + 3:2d} shared: {' '.join(rec.shared[: dealt[rnd]])}")
         acts = [a for a in rec.actions if a.round == rnd]
-        board = rec.shared[: board_at[rnd]]
-        if rnd and board:
-            out.append(f"   shared: {' '.join(board)}")
         if acts:
-            out.append(f"   betting {ROUND_NAMES[rnd]}: " + "; ".join(_format_action(a) for a in acts))
+            out.append(f"{2 * rnd + 4:2d} betting: " + _format_actions(acts))
     if rec.void:
         out.append("   the deck ran out while dealing: the hand is void, every chip goes back")
         return "\n".join(out)
@@ -166,33 +171,48 @@ def format_hand(rec: HandRecord) -> str:
     if rec.deck_ran_out:
         out.append("   the deck ran out during Hearts draws: this is the last hand")
     for sh in rec.shown:
-        wilds = f" (wild: {', '.join(f'{w}={c}' for w, c in sh.wilds)})" if sh.wilds else ""
-        out.append(f"13 seat {sh.seat} shows {' '.join(sh.cards)} -> {' '.join(sh.quintet)}"
-                   f"{wilds}: {sh.description}")
+        wilds = f" (wild: {', '.join(f'{w} as {c}' for w, c in sh.wilds)})" if sh.wilds else ""
+        quintet = f" -> {' '.join(sh.quintet)}" if sh.quintet else ""
+        out.append(f"13 seat {sh.seat} shows {' '.join(sh.cards)}{quintet}{wilds}: {sh.description}")
     if rec.returned:
         out.append(f"   uncalled ${rec.returned[1]} returned to seat {rec.returned[0]}")
     for i, p in enumerate(rec.pots):
-        label = "main pot" if i == 0 else f"side pot {i}"
+        label = "pot" if len(rec.pots) == 1 else "main pot" if i == 0 else f"side pot {i}"
         won = ", ".join(f"seat {w} ${c}" for w, c in zip(p.winners, p.shares, strict=True))
-        out.append(f"14 {label} ${p.amount}: {won}")
+        shown = "" if rec.shown else " (unshown)"
+        out.append(f"14 {label} ${p.amount} to {won}{shown}")
     if rec.last_folder is None:
         if rec.new_treasure:
             out.append("14 nobody folded: the New Treasure goes back into the deck")
     elif rec.treasure_taken and rec.treasure_taken != rec.new_treasure:
-        out.append(f"15 last folder seat {rec.last_folder} takes {rec.treasure_taken} for the Joker Treasure")
+        out.append(f"15 last folder seat {rec.last_folder} puts {rec.treasure_taken} in their zone"
+                   " for the Joker Treasure")
     elif rec.treasure_taken:
         out.append(f"14 last folder seat {rec.last_folder} takes the New Treasure {rec.treasure_taken}")
+    elif rec.new_treasure:
+        out.append(f"15 the New Treasure is a Joker: last folder seat {rec.last_folder} gains nothing")
     for st in rec.steals:
-        out.append(f"16 seat {st.seat} spends {st.diamond} to steal {st.card} from seat {st.victim}")
-    out.append("   net: " + ", ".join(f"seat {s} {rec.payouts[s]:+d}" for s in seats))
-    out.append("   zones: " + "; ".join(f"seat {s} [{' '.join(z)}]" for s, z in enumerate(rec.treasures_after)))
+        out.append(f"16 seat {st.seat} puts {st.diamond} under the deck and steals {st.card} from seat {st.victim}")
+    out.append("   net: " + ", ".join(f"seat {s} {rec.payouts[s]:+d}" for s in order))
+    out.append("   zones after: " + _zones(rec.treasures_after))
+    for seat, message in rec.errors:
+        out.append(f"   error, seat {seat}: {message}")
     return "\n".join(out)
 
 
-def _format_action(a: ActionEvent) -> str:
-    text = f"seat {a.seat} {a.kind}"
-    if a.kind == "raise":
-        text += f" to {a.to}"
-    elif a.kind == "call":
-        text += f" {a.added}"
-    return text + (" (all in)" if a.all_in else "")
+def _zones(zones: tuple[tuple[str, ...], ...]) -> str:
+    return "; ".join(f"seat {s} [{' '.join(z)}]" for s, z in enumerate(zones))
+
+
+def _format_actions(acts: list[ActionEvent]) -> str:
+    """One round's actions: the first raise of a round is a bet."""
+    parts, opened = [], False
+    for a in acts:
+        text = f"seat {a.seat} {a.kind}"
+        if a.kind == "raise":
+            text = f"seat {a.seat} {'raises to' if opened else 'bets'} {a.to}"
+            opened = True
+        elif a.kind == "call":
+            text += f" {a.added}"
+        parts.append(text + (" (all in)" if a.all_in else ""))
+    return "; ".join(parts)
