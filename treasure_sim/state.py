@@ -2,10 +2,24 @@
 
 from __future__ import annotations
 
-from .cards import CLUBS, card_names
-from .history import ActionEvent, ShownHand
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from .cards import CLUBS, format_card, parse_cards, value_of
+from .history import ActionEvent, PotResult, ShownHand, StealEvent
 from .rules import RuleSet
 from .strategy import Observation
+
+NAMES = tuple(format_card(c) for c in range(54))
+"""Card names by id, for records built on the hot path (``NAMES[c]`` beats ``format_card``)."""
+
+_new_observation = tuple.__new__  # Observation(*values) checks arity; the engine builds them in field order
+
+
+def names(cards: Sequence[int]) -> tuple[str, ...]:
+    """Card ids (plain ints, no padding) as names."""
+    return tuple([NAMES[c] for c in cards])
 
 
 class DeckEmpty(Exception):
@@ -15,18 +29,8 @@ class DeckEmpty(Exception):
 class Table:
     """What lasts between hands: stacks, Treasure Zones, the deck, the button, who is out."""
 
-    __slots__ = (
-        "dealer",
-        "deck",
-        "full_deck",
-        "hand_no",
-        "money",
-        "n",
-        "out",
-        "rules",
-        "showdowns",
-        "treasures",
-    )
+    __slots__ = ("dealer", "deck", "full_deck", "hand_no", "money", "n", "out", "rules", "showdowns",
+                 "treasures", "values", "zones_version")
 
     def __init__(self, n: int, rules: RuleSet, full_deck: tuple[int, ...], money: list[int],
                  treasures: list[list[int]], dealer: int) -> None:
@@ -40,6 +44,8 @@ class Table:
         self.hand_no = 0
         self.deck: list[int] = []  # the top of the deck is the END of the list
         self.showdowns: tuple[ShownHand, ...] = ()
+        self.values = tuple(value_of(c, rules.ace_value) for c in range(52))  # Diamonds steal values
+        self.zones_version = 0  # bumped whenever a zone changes, to refresh cached snapshots
 
     def draw(self) -> int:
         if not self.deck:
@@ -56,23 +62,24 @@ class Table:
             return 0
         mask = 0
         for c in self.treasures[seat]:
-            if c & 3 == CLUBS and c < 52:
+            if c & 3 == CLUBS:  # zones never hold a Joker
                 mask |= 1 << (c >> 2)
         return mask
 
     def zones_as_names(self) -> tuple[tuple[str, ...], ...]:
-        return tuple(card_names(z) for z in self.treasures)
+        return tuple([names(z) for z in self.treasures])
 
 
 class Hand:
     """One hand in progress. Per-seat lists are indexed by seat."""
 
-    __slots__ = ("actions", "bets", "committed", "drawn", "folded", "hands", "hole", "in_hand",
-                 "last_folder", "new_treasure", "order", "round", "shared", "spades_moved")
+    __slots__ = ("_zones", "_zones_version", "actions", "bets", "committed", "drawn", "errors_before", "folded",
+                 "hands", "hole", "in_hand", "last_folder", "new_treasure", "order", "pots", "ran_out", "returned",
+                 "round", "shared", "shown", "spades_moved", "start_money", "steals", "taken", "void", "zones_before")
 
     def __init__(self, table: Table) -> None:
         n = table.n
-        self.in_hand = [not o for o in table.out]
+        self.in_hand = tuple([not o for o in table.out])
         self.order = [s for s in table.turn_order(table.dealer) if self.in_hand[s]]
         self.hands: list[list[int]] = [[] for _ in range(n)]
         self.hole: list[tuple[int, ...]] = [() for _ in range(n)]
@@ -86,42 +93,109 @@ class Hand:
         self.round = 0
         self.spades_moved: list[tuple[int, ...]] = [() for _ in range(n)]
         self.drawn: list[list[int]] = [[] for _ in range(n)]
+        self._zones: tuple[tuple[int, ...], ...] = ()
+        self._zones_version = -1
+        # the outcome, filled in as the steps go, for the record
+        self.start_money: list[int] = []
+        self.zones_before: tuple[tuple[str, ...], ...] = ()
+        self.errors_before: list[int] = []
+        self.returned: tuple[int, int] | None = None
+        self.pots: list[PotResult] = []
+        self.shown: list[ShownHand] = []
+        self.steals: list[StealEvent] = []
+        self.taken: int | None = None
+        self.void = self.ran_out = False
 
     def contenders(self) -> list[int]:
         """Seats still in the hand, in turn order."""
         return [s for s in self.order if not self.folded[s]]
 
+    def zones(self, table: Table) -> tuple[tuple[int, ...], ...]:
+        """The Treasure Zones as tuples, rebuilt only when a zone has changed."""
+        if self._zones_version != table.zones_version:
+            self._zones = tuple([tuple(z) for z in table.treasures])
+            self._zones_version = table.zones_version
+        return self._zones
 
-def observe(table: Table, hand: Hand, seat: int, phase: str, *, to_call: int = 0, min_raise_to: int = 0,
+
+def observe(table: Table, hand: Hand, seat: int, phase: str, to_call: int = 0, min_raise_to: int = 0,
             max_raise_to: int = 0, legal: tuple[str, ...] = ()) -> Observation:
-    """A snapshot for ``seat``: only what RULES.md section 8 allows, sharing nothing mutable."""
+    """A snapshot for ``seat``: only what RULES.md section 8 allows, sharing nothing mutable.
+
+    Built positionally in ``Observation`` field order: one is made per decision, so it is hot.
+    """
     money = table.money
-    return Observation(
-        phase=phase,
-        seat=seat,
-        n_players=table.n,
-        hand_no=table.hand_no,
-        dealer=table.dealer,
-        hand=tuple(hand.hands[seat]),
-        shared=tuple(hand.shared),
-        new_treasure=hand.new_treasure,
-        treasures=tuple(tuple(z) for z in table.treasures),
-        money=tuple(money),
-        bets=tuple(hand.bets),
-        committed=tuple(hand.committed),
-        pot=sum(hand.committed),
-        folded=tuple(hand.folded),
-        in_hand=tuple(hand.in_hand),
-        all_in=tuple(hand.in_hand[s] and not hand.folded[s] and money[s] == 0 for s in range(table.n)),
-        deck_size=len(table.deck),
-        round=hand.round,
-        to_call=to_call,
-        min_raise_to=min_raise_to,
-        max_raise_to=max_raise_to,
-        legal=legal,
-        history=tuple(hand.actions),
-        last_folder=hand.last_folder,
-        wild_ranks=table.wild_mask(seat),
-        showdowns=table.showdowns,
-        rules=table.rules,
-    )
+    folded = hand.folded
+    in_hand = hand.in_hand
+    committed = hand.committed
+    return _new_observation(Observation, (
+        phase,
+        seat,
+        table.n,
+        table.hand_no,
+        table.dealer,
+        tuple(hand.hands[seat]),
+        tuple(hand.shared),
+        hand.new_treasure,
+        hand.zones(table),
+        tuple(money),
+        tuple(hand.bets),
+        tuple(committed),
+        sum(committed),
+        tuple(folded),
+        in_hand,
+        tuple([in_hand[s] and not folded[s] and not money[s] for s in range(table.n)]),
+        len(table.deck),
+        hand.round,
+        to_call,
+        min_raise_to,
+        max_raise_to,
+        legal,
+        tuple(hand.actions),
+        hand.last_folder,
+        table.wild_mask(seat),
+        table.showdowns,
+        table.rules,
+    ))
+
+
+# ----- scenario set-up (Game's deck=, treasures=, money= arguments) ---------------------------------------
+def check_money(money: Sequence[int] | None, n: int, starting: int) -> list[int]:
+    """The stacks: ``starting`` each, or one whole number >= 0 per seat."""
+    if money is None:
+        return [starting] * n
+    if len(money) != n or any(isinstance(m, bool) or not isinstance(m, int | np.integer) or m < 0
+                              for m in money):
+        raise ValueError(f"money must be {n} whole numbers >= 0, one per seat; got {list(money)!r}")
+    return [int(m) for m in money]
+
+
+def check_treasures(treasures: Mapping | None, n: int) -> list[list[int]]:
+    """Pre-filled Treasure Zones, ``{seat: "7c Kh"}``: distinct cards, no Jokers."""
+    zones: list[list[int]] = [[] for _ in range(n)]
+    seen: dict[int, int] = {}
+    for seat, cards in (treasures or {}).items():
+        if isinstance(seat, bool) or not isinstance(seat, int | np.integer) or not 0 <= seat < n:
+            raise ValueError(f"treasures: seat {seat!r} is not a seat 0..{n - 1}")
+        for c in parse_cards(cards, distinct=True).tolist():
+            if c >= 52:
+                raise ValueError(f"treasures: seat {seat} has {format_card(c)}; Jokers never enter a zone")
+            if c in seen:
+                raise ValueError(f"treasures: {format_card(c)} is in the zones of seats {seen[c]} and {seat}")
+            seen[c] = int(seat)
+            zones[int(seat)].append(c)
+    return zones
+
+
+def check_stacked_deck(deck: str | Sequence | None, zones: list[list[int]], full: tuple[int, ...]) -> list[int]:
+    """Cards to put on top of the first deck, in deal order: distinct, in this deck, in no zone."""
+    if deck is None:
+        return []
+    stacked = parse_cards(deck, distinct=True).tolist()
+    in_zone = {c for z in zones for c in z}
+    for c in stacked:
+        if c not in full:
+            raise ValueError(f"deck: {format_card(c)} is not in a deck with these rules' Jokers")
+        if c in in_zone:
+            raise ValueError(f"deck: {format_card(c)} is also in a Treasure Zone")
+    return stacked

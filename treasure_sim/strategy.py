@@ -73,7 +73,7 @@ class Observation(NamedTuple):
     dealer: int
     hand: tuple[int, ...]  # my hand: hole cards, plus Spades moved and Hearts drawn
     shared: tuple[int, ...]  # shared cards dealt so far
-    new_treasure: int | None  # this hand's New Treasure (None once taken or when the rules have none)
+    new_treasure: int | None  # this hand's New Treasure, face up (None before step 3 or when the rules deal none)
     treasures: tuple[tuple[int, ...], ...]  # every Treasure Zone
     money: tuple[int, ...]  # chips behind, not yet committed this hand
     bets: tuple[int, ...]  # chips bet in the current betting round
