@@ -15,7 +15,7 @@ import pandas as pd
 
 LEVEL = 0.95
 METHOD = "95% Student-t interval over per-deal means (all rotations of one deal = one sample)"
-_GAME_KEY = ["run", "game_id"]
+_GAME_KEY = ["run", "experiment", "game_id"]  # game ids are unique within one experiment of one run
 
 
 @dataclass(frozen=True)
@@ -139,10 +139,16 @@ def _interval_table(df: pd.DataFrame, value: str, groups: list[str], unit: str, 
     return out
 
 
-def _require(df: pd.DataFrame, cols: Iterable[str], what: str) -> None:
+def _require(df: pd.DataFrame, cols: Iterable[str], what: str) -> pd.DataFrame:
+    """Check the columns, and make ``strategy`` the entrant label: one entrant = one strategy with its params."""
+    if "entrant" in df.columns:
+        df = df.assign(strategy=df["entrant"].astype(str))
+    elif "strategy" in df.columns and isinstance(df["strategy"].dtype, pd.CategoricalDtype):
+        df = df.assign(strategy=df["strategy"].astype(str))
     missing = [c for c in cols if c not in df.columns]
     if missing:
         raise KeyError(f"{what} needs column(s) {', '.join(missing)}; the table has {', '.join(map(str, df.columns))}")
+    return df
 
 
 def _with_players(games: pd.DataFrame) -> pd.DataFrame:
@@ -157,7 +163,7 @@ def _with_players(games: pd.DataFrame) -> pd.DataFrame:
 
 def win_rates(games: pd.DataFrame, *, unit: str = "deal", level: float = LEVEL) -> pd.DataFrame:
     """Mean win share per strategy with a t interval over deals; ``fair`` is the share of an equal player."""
-    _require(games, ["game_id", "strategy", "win_share", "seat"], "win_rates")
+    games = _require(games, ["game_id", "strategy", "win_share", "seat"], "win_rates")
     games = _with_players(games)
     out = _interval_table(games, "win_share", ["strategy"], unit, level, bounds=(0.0, 1.0))
     fair = (1.0 / games["n_players"]).groupby(games["strategy"]).mean()
@@ -167,7 +173,7 @@ def win_rates(games: pd.DataFrame, *, unit: str = "deal", level: float = LEVEL) 
 
 def mean_net(games: pd.DataFrame, *, unit: str = "deal", level: float = LEVEL) -> pd.DataFrame:
     """Mean net money (chips won minus chips started with) per strategy, t interval over deals."""
-    _require(games, ["game_id", "strategy", "net"], "mean_net")
+    games = _require(games, ["game_id", "strategy", "net"], "mean_net")
     out = _interval_table(games, "net", ["strategy"], unit, level)
     return out.sort_values("mean", ascending=False, kind="stable").reset_index(drop=True)
 
@@ -177,7 +183,7 @@ def seat_advantage(games: pd.DataFrame, *, unit: str = "deal", level: float = LE
 
     With rotated deals every entrant sits in every seat of a deal, so the strategies cancel out.
     """
-    _require(games, ["game_id", "seat", "win_share"], "seat_advantage")
+    games = _require(games, ["game_id", "seat", "win_share"], "seat_advantage")
     games = _with_players(games)
     out = _interval_table(games, "win_share", ["n_players", "seat"], unit, level, bounds=(0.0, 1.0))
     out["fair"] = 1.0 / out["n_players"]
@@ -190,7 +196,7 @@ def head_to_head(games: pd.DataFrame, *, unit: str = "deal", level: float = LEVE
     Only games where both sat count; the score is averaged within a deal, then a t interval over deals.
     Rows (A, B) and (B, A) are complements.
     """
-    _require(games, ["game_id", "strategy", "rank"], "head_to_head")
+    games = _require(games, ["game_id", "strategy", "rank"], "head_to_head")
     units = _unit_cols(games, unit)
     keys = [c for c in _GAME_KEY if c in games.columns]
     cols = list(dict.fromkeys([*keys, *units, "strategy", "rank"]))
@@ -215,7 +221,7 @@ def head_to_head_matrix(h2h: pd.DataFrame, value: str = "mean", order: Sequence[
 
 def game_length(games: pd.DataFrame, *, unit: str = "deal", level: float = LEVEL) -> pd.DataFrame:
     """Hands per game with a t interval over deals, and how often each end reason occurred."""
-    _require(games, ["game_id", "hands_played"], "game_length")
+    games = _require(games, ["game_id", "hands_played"], "game_length")
     keys = [c for c in _GAME_KEY if c in games.columns]
     one = games.drop_duplicates(keys).assign(all="all games")
     out = _interval_table(one, "hands_played", ["all"], unit, level).drop(columns="all")
@@ -239,18 +245,22 @@ def ratings(games: pd.DataFrame) -> pd.DataFrame:
     """
     from openskill.models import PlackettLuce
 
-    _require(games, ["game_id", "strategy", "rank"], "ratings")
+    games = _require(games, ["game_id", "strategy", "rank"], "ratings")
     order = [c for c in ("run", "experiment", "deal_id", "rotation", "game_id") if c in games.columns]
     keys = [c for c in _GAME_KEY if c in games.columns]
     per = games.groupby([*order, "strategy"], sort=True, observed=True)["rank"].mean().reset_index()
     model = PlackettLuce()
     current: dict[str, Any] = {s: model.rating(name=s) for s in sorted(per["strategy"].unique())}
     played = dict.fromkeys(current, 0)
-    for _, g in per.groupby(keys, sort=False):
-        if len(g) < 2:
+    # one game = consecutive rows of ``per`` (sorted by game); plain lists, as pandas per group is slow
+    codes = per.groupby(keys, sort=False, observed=True).ngroup().to_numpy()
+    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1], True])
+    all_names, all_ranks = per["strategy"].tolist(), per["rank"].tolist()
+    for a, b in zip(starts[:-1], starts[1:], strict=False):
+        if b - a < 2:
             continue
-        names = g["strategy"].tolist()
-        ranks = g["rank"].rank(method="min").astype(int).tolist()
+        names, mean_rank = all_names[a:b], all_ranks[a:b]
+        ranks = [1 + sum(o < r for o in mean_rank) for r in mean_rank]  # integer ranks, ties shared
         new = model.rate([[current[s]] for s in names], ranks=ranks)
         for s, team in zip(names, new, strict=True):
             current[s] = team[0]
@@ -269,26 +279,31 @@ def ratings(games: pd.DataFrame) -> pd.DataFrame:
 # ---------------------------------------------------------------- trajectories
 
 
-def trajectories(results: Results) -> pd.DataFrame:
-    """Money per seat after every hand, long format (game_id, hand_no, seat, strategy, money); hand 0 = start."""
+def trajectories(results: Results, max_games: int | None = None) -> pd.DataFrame:
+    """Money per seat after every hand, long format (run, [experiment,] game_id, hand_no, seat, strategy, money).
+
+    Hand 0 is the starting stack. ``max_games`` keeps only the first games (the hands table can be large).
+    """
     games, hands = results.games, results.hands
-    cols = ["run", "game_id", "hand_no", "seat", "strategy", "money"]
+    keys = [c for c in _GAME_KEY if c in hands.columns] or ["run", "game_id"]
+    cols = [*keys, "hand_no", "seat", "strategy", "money"]
     if hands.empty:
         return pd.DataFrame(columns=cols)
-    _require(hands, ["game_id", "hand_no", "money_after"], "trajectories")
-    keys = [c for c in _GAME_KEY if c in hands.columns]
+    hands = _require(hands, ["game_id", "hand_no", "money_after"], "trajectories")
+    games = _require(games, [*keys, "seat", "strategy"], "trajectories")
+    if max_games is not None:
+        chosen = games[keys].drop_duplicates().sort_values(keys, kind="stable").head(max_games)
+        hands = hands.merge(chosen, on=keys)
+        games = games.merge(chosen, on=keys)
     money = hands["money_after"].map(lambda m: np.asarray(m, dtype=np.int64))
     lengths = money.map(len).to_numpy()
     long = hands.loc[hands.index.repeat(lengths), [*keys, "hand_no"]].reset_index(drop=True)
     long["seat"] = np.concatenate([np.arange(n) for n in lengths]) if len(lengths) else []
     long["money"] = np.concatenate(money.to_list()) if len(money) else []
-    seats = games[[*keys, "seat", "strategy"]]
     if {"final_money", "net"} <= set(games.columns):
         start = games[[*keys, "seat"]].assign(hand_no=0, money=games["final_money"] - games["net"])
         long = pd.concat([start, long], ignore_index=True)
-    long = long.merge(seats, on=[*keys, "seat"], how="left")
-    if "run" not in long.columns:
-        long["run"] = ""
+    long = long.merge(games[[*keys, "seat", "strategy"]], on=[*keys, "seat"], how="left")
     return long.sort_values([*keys, "hand_no", "seat"], kind="stable").reset_index(drop=True)[cols]
 
 
