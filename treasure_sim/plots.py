@@ -41,6 +41,12 @@ def _caption(fig: Figure, table: pd.DataFrame, text: str | None = None) -> None:
         fig.supxlabel(textwrap.fill(text, width), fontsize=8, color="0.35")
 
 
+def _legend(fig: Figure, ax: object) -> None:
+    """The legend above the axes, outside them, so it never hides a bar or a whisker."""
+    handles, labels = ax.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside upper center", ncols=len(labels), fontsize=8, frameon=False)
+
+
 def _hbars(table: pd.DataFrame, xlabel: str, title: str, fmt: str, ref: float | None, ref_label: str,
            colors: dict[str, str] | None) -> Figure:
     """Horizontal bars with interval whiskers, best at the top, full strategy names, values written at the end."""
@@ -58,7 +64,7 @@ def _hbars(table: pd.DataFrame, xlabel: str, title: str, fmt: str, ref: float | 
                     textcoords="offset points", va="center", fontsize=8, family="monospace")
     if ref is not None:
         ax.axvline(ref, color="0.3", linestyle="--", linewidth=1, label=ref_label)
-        ax.legend(loc="lower right", fontsize=8, frameon=False)
+        _legend(fig, ax)
     lo = min(0.0, float(np.nanmin(table[["mean", "ci_low"]].to_numpy(dtype=float))))
     hi = max(0.0, float(np.nanmax(table[["mean", "ci_high"]].to_numpy(dtype=float))))
     span = (hi - lo) or 1.0
@@ -140,7 +146,7 @@ def plot_ratings(table: pd.DataFrame, colors: dict[str, str] | None = None) -> F
     ax.set_xlim(left - 0.05 * (right - left), right + 0.3 * (right - left))
     ax.set_xlabel("rating (OpenSkill Plackett–Luce; a new player starts at 25 ± 8.3)")
     ax.set_title("Ratings from finishing order")
-    ax.legend(loc="lower right", fontsize=8, frameon=False)
+    _legend(fig, ax)
     ax.grid(axis="x", alpha=0.3)
     ax.set_axisbelow(True)
     _caption(fig, table, "Error bars: mu ± 2 sigma of the rating model (games rated in a fixed order).")
@@ -165,22 +171,22 @@ def plot_seat_advantage(table: pd.DataFrame) -> Figure:
         x = np.arange(len(part))
         ax.bar(x, part["mean"], yerr=_errors(part), color=OKABE_ITO[0], capsize=4,
                error_kw={"elinewidth": 1.2, "ecolor": "0.15"})
-        ax.axhline(1 / n, color="0.3", linestyle="--", linewidth=1, label=f"equal share (1/{n})")
+        ax.axhline(1 / n, color="0.3", linestyle="--", linewidth=1, label="equal share (1 / players)")
         ax.set_xticks(x, [_seat_name(int(s), int(n)) for s in part["seat"]])
         ax.set_xlabel("seat (position relative to the first dealer)")
         ax.set_ylabel("win share")
         ax.set_ylim(0, max(1 / n * 2, float(part["ci_high"].max(skipna=True) or 0) * 1.15))
-        ax.set_title(f"Seat advantage, {n} players")
-        ax.legend(loc="upper right", fontsize=8, frameon=False)
+        ax.set_title(f"Seat advantage: win share by position, {n} players")
         ax.grid(axis="y", alpha=0.3)
         ax.set_axisbelow(True)
+    _legend(fig, axes[0])
     _caption(fig, table)
     return fig
 
 
 def plot_trajectories(traj: pd.DataFrame, max_games: int = 6, colors: dict[str, str] | None = None) -> Figure:
     """Money per seat over the hands of a few games (from `analysis.trajectories`), one panel per game."""
-    keys = ["run", "game_id"] if "run" in traj.columns else ["game_id"]
+    keys = [c for c in ("run", "experiment", "game_id") if c in traj.columns]
     chosen = traj[keys].drop_duplicates().head(max_games)
     colors = colors or strategy_colors(traj["strategy"].dropna())
     n = max(1, len(chosen))
