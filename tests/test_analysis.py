@@ -250,3 +250,12 @@ def test_summary_joins_the_tables():
     assert s["strategy"].tolist() == ["strong", "middle", "weak"]
     assert {"win_share", "win_low", "win_high", "net", "net_low", "net_high", "mu", "sigma", "ordinal"} <= set(s)
     assert (s["win_low"] <= s["win_share"]).all() and (s["win_share"] <= s["win_high"]).all()
+
+
+def test_entrant_labels_not_strategy_specs_name_the_rows():
+    # the runner's schema: `entrant` is the unique label, `strategy` the (shared) spec, both categorical
+    games = make_games(n_deals=5)
+    games = games.assign(entrant=games["strategy"].astype("category"), strategy=pd.Categorical(["random"] * len(games)))
+    for table in (an.win_rates(games), an.mean_net(games), an.ratings(games)):
+        assert sorted(table["strategy"]) == ["middle", "strong", "weak"]
+    assert len(an.head_to_head(games)) == 6
