@@ -1,0 +1,185 @@
+"""Scheduling and running: balanced tables, seeds, determinism across executors, resume, dead workers."""
+
+from __future__ import annotations
+
+from collections import Counter
+from itertools import combinations
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from treasure_sim.backends import deals_per_task, run_experiment
+from treasure_sim.experiment import parse_toml
+from treasure_sim.records import GAME_KEY, HAND_KEY, WALL_CLOCK_COLUMNS, read_games, read_hands
+from treasure_sim.tournament import game_seeds, plan_tasks, round_robin, run_task, seating
+
+TINY = """
+name = "tiny"
+seed = 7
+deals = 6
+table_size = 3
+[[entrants]]
+strategy = "random"
+[[entrants]]
+strategy = "random"
+params = { draw_chance = 0.3 }
+[[entrants]]
+strategy = "random"
+params = { stop_chance = 0.05 }
+[[entrants]]
+strategy = "random"
+params = { draw_chance = 0.6 }
+[rules]
+max_hands = 15
+"""
+
+
+def tiny(**changes) -> object:
+    return parse_toml(TINY).replace(**changes)
+
+
+def frames(out: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Both tables in a canonical order, wall-clock columns dropped, categoricals as plain strings."""
+    out_frames = []
+    for table, key in ((read_games(out), GAME_KEY), (read_hands(out), HAND_KEY)):
+        df = table.to_pandas()
+        df = df.drop(columns=[c for c in WALL_CLOCK_COLUMNS if c in df])
+        for col in df.columns:
+            if isinstance(df[col].dtype, pd.CategoricalDtype):
+                df[col] = df[col].astype(str)
+        for col in ("winners", "money_after"):
+            if col in df:
+                df[col] = df[col].map(tuple)
+        out_frames.append(df.sort_values(list(key)).reset_index(drop=True))
+    return out_frames[0], out_frames[1]
+
+
+def assert_same_results(a: Path, b: Path) -> None:
+    for x, y in zip(frames(a), frames(b), strict=True):
+        pd.testing.assert_frame_equal(x, y)
+
+
+# ----- scheduling ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("n", range(2, 15))
+@pytest.mark.parametrize("k", range(2, 11))
+def test_round_robin_is_balanced_and_every_pair_meets(n, k):
+    tables = round_robin(n, k)
+    assert all(len(t) == k for t in tables)
+    if n <= k:
+        assert tables == (tuple(i % n for i in range(k)),)
+        return
+    assert all(len(set(t)) == k for t in tables)
+    met = {frozenset(p) for t in tables for p in combinations(t, 2)}
+    assert len(met) == n * (n - 1) // 2
+    plays = Counter(e for t in tables for e in t)
+    assert set(plays) == set(range(n)) and len(set(plays.values())) == 1  # the full cycle: exactly equal
+    for prefix in range(1, len(tables) + 1):  # and any number of deals: within one table
+        counts = Counter(e for t in tables[:prefix] for e in t)
+        assert max(counts.values()) - min(counts.get(e, 0) for e in range(n)) <= 1
+
+
+def test_seating_rotates_every_entrant_through_every_seat():
+    lineup = (4, 1, 7)
+    seats = [seating(lineup, r) for r in range(3)]
+    assert seats[0] == lineup
+    for seat in range(3):
+        assert sorted(s[seat] for s in seats) == sorted(lineup)
+
+
+def test_cards_depend_on_the_deal_and_bots_on_the_rotation():
+    c0, b0 = game_seeds(1, 5, 0)
+    c1, b1 = game_seeds(1, 5, 1)
+    assert c0.entropy == c1.entropy and c0.spawn_key == c1.spawn_key
+    assert b0.entropy != b1.entropy and game_seeds(1, 6, 0)[0].entropy != c0.entropy
+
+
+def test_same_deal_same_cards_in_every_rotation():
+    exp = tiny(deals=1)
+    result = run_task(plan_tasks(exp, [(0, 1)], 1)[0])
+    hands = result.hands.to_pandas()
+    first = hands[hands.hand_no == 1]
+    assert len(first) == 3 and first["new_treasure"].nunique() == 1  # the same first New Treasure each time
+
+
+def test_tasks_cover_pending_deals_exactly():
+    exp = tiny(deals=50)
+    tasks = plan_tasks(exp, [(0, 10), (20, 50)], 7)
+    deals = [d for t in tasks for d in range(t.first_deal, t.end_deal)]
+    assert deals == list(range(10)) + list(range(20, 50))
+    assert all(t.end_deal - t.first_deal <= 7 for t in tasks)
+    assert deals_per_task(10_000, 4, 2) * 4 <= 250 and deals_per_task(5, 4, 2) == 1
+
+
+# ----- running ---------------------------------------------------------------------------------------------
+def test_same_games_with_one_or_two_workers_and_dask(tmp_path):
+    exp = tiny()
+    one = run_experiment(exp, tmp_path / "one", workers=1, progress=False)
+    two = run_experiment(exp, tmp_path / "two", workers=2, progress=False)
+    dask = run_experiment(exp, tmp_path / "dask", workers=2, executor="dask", progress=False)
+    assert one.status == two.status == dask.status == "complete"
+    assert one.games_done == exp.games == 18
+    assert_same_results(tmp_path / "one", tmp_path / "two")
+    assert_same_results(tmp_path / "one", tmp_path / "dask")
+    assert "deals 0-" in (tmp_path / "dask" / "run.log").read_text()  # worker logs forwarded
+
+
+def test_interrupted_run_resumes_to_the_same_results(tmp_path):
+    exp = tiny()
+    run_experiment(exp, tmp_path / "full", workers=2, progress=False)
+    parts = []
+
+    def ctrl_c_after_two(result):
+        parts.append(result)
+        if len(parts) == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_experiment(exp, tmp_path / "cut", workers=2, progress=False, on_part=ctrl_c_after_two)
+    partial = read_games(tmp_path / "cut").to_pandas()  # readable as it is
+    assert 0 < len(partial) < len(read_games(tmp_path / "full"))
+    again = run_experiment(exp, tmp_path / "cut", workers=2, progress=False)
+    assert again.status == "complete" and 0 < again.games_run < exp.games
+    assert_same_results(tmp_path / "full", tmp_path / "cut")
+
+
+def test_more_deals_extend_a_finished_run(tmp_path):
+    run_experiment(tiny(deals=4), tmp_path / "grow", workers=1, progress=False)
+    grown = run_experiment(tiny(), tmp_path / "grow", workers=2, progress=False)
+    assert grown.games_run == 6 and grown.games_done == 18
+    run_experiment(tiny(), tmp_path / "once", workers=2, progress=False)
+    assert_same_results(tmp_path / "grow", tmp_path / "once")
+
+
+KILLER = '''
+import os, signal
+from treasure_sim.strategy import Strategy
+
+
+class Killer(Strategy):
+    """Kills its own worker process the first time it is asked anything (like the OOM killer would)."""
+
+    def __init__(self, marker: str = "") -> None:
+        self.marker = marker
+
+    def keep_playing(self, obs):
+        try:
+            os.close(os.open(self.marker, os.O_CREAT | os.O_EXCL))
+        except FileExistsError:
+            return True
+        os.kill(os.getpid(), signal.SIGKILL)
+'''
+
+
+def test_killed_worker_is_replaced_and_its_games_rerun(tmp_path, caplog):
+    (tmp_path / "killer.py").write_text(KILLER)
+    marker = tmp_path / "killed-once"
+    text = TINY.replace('strategy = "random"\n', f'strategy = "{tmp_path}/killer.py:Killer"\n'
+                        f'params = {{ marker = "{marker}" }}\n', 1)
+    exp = parse_toml(text)
+    report = run_experiment(exp, tmp_path / "killed", workers=2, progress=False)
+    assert marker.exists() and report.status == "complete" and report.games_done == exp.games
+    assert "a worker process died" in (tmp_path / "killed" / "run.log").read_text()
+    clean = run_experiment(exp, tmp_path / "clean", workers=1, progress=False)  # marker exists: no kill
+    assert clean.status == "complete"
+    assert_same_results(tmp_path / "killed", tmp_path / "clean")

@@ -1,0 +1,317 @@
+"""Running an experiment's tasks: a local process pool or a dask cluster, with the parent only writing.
+
+The parent plans tasks, keeps a few in flight per worker, writes each result as a Parquet part the
+moment it arrives, and updates the manifest; the workers only play games. A worker that dies (out of
+memory, killed) costs the tasks it had in flight, which are run again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import multiprocessing
+import os
+import signal
+import sys
+import time
+from collections import Counter, deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from .experiment import Experiment
+from .records import ResultsDir, new_manifest, now
+from .tournament import Task, TaskResult, plan_tasks, run_task
+
+log = logging.getLogger("treasure_sim")
+EXECUTORS = ("process", "dask")
+MAX_ATTEMPTS = 3  # a task whose worker died this often is not the victim but the cause
+TASKS_PER_WORKER = 24  # tasks per worker over a run: keeps the tail short and the progress bar moving
+MAX_GAMES_PER_TASK = 250  # bounds what one crash loses and what the parent holds at once
+
+
+class RunError(RuntimeError):
+    """The run cannot go on (workers keep dying, the cluster is unreachable); written parts stay valid."""
+
+
+def default_workers() -> int:
+    """One worker per core this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def deals_per_task(pending_deals: int, rotations: int, workers: int) -> int:
+    """Many games per task (start-up and pickling paid rarely), but enough tasks to keep every worker busy."""
+    games = pending_deals * rotations // (workers * TASKS_PER_WORKER)
+    return max(1, min(games, MAX_GAMES_PER_TASK) // rotations)
+
+
+# ----- the process pool ------------------------------------------------------------------------------------
+def _fork_context() -> multiprocessing.context.BaseContext:
+    """'fork': workers start at once with the parent's imports, and multiprocessing-logging needs it."""
+    if multiprocessing.get_start_method() == "fork":
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context()  # elsewhere: the platform default; worker logs go to their stderr
+
+
+def _ignore_sigint() -> None:
+    """Ctrl-C is the parent's to handle: it stops the workers itself, with no traceback from each."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+class ProcessBackend:
+    """A local ``ProcessPoolExecutor``; a broken pool (a worker died) is rebuilt and its lost tasks rerun."""
+
+    name = "process"
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+
+    def _pool(self) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(self.workers, mp_context=_fork_context(), initializer=_ignore_sigint)
+
+    def run(self, tasks: list[Task]) -> Iterator[TaskResult]:
+        pending = deque(tasks)
+        attempts: Counter[int] = Counter()
+        in_flight: dict[Future, Task] = {}
+        pool = self._pool()
+        finished = False
+        try:
+            while pending or in_flight:
+                while pending and len(in_flight) < 2 * self.workers:
+                    task = pending.popleft()
+                    in_flight[pool.submit(run_task, task)] = task
+                done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+                if any(isinstance(f.exception(), BrokenProcessPool) for f in done):
+                    done, _ = wait(in_flight)  # a broken pool fails every future at once
+                lost = []
+                for fut in done:
+                    task = in_flight.pop(fut)
+                    if isinstance(fut.exception(), BrokenProcessPool):
+                        lost.append(task)
+                    else:
+                        yield fut.result()
+                if lost:
+                    pool.shutdown(wait=True, cancel_futures=True)
+                    for task in lost:
+                        attempts[task.first_deal] += 1
+                        if attempts[task.first_deal] >= MAX_ATTEMPTS:
+                            raise RunError(f"worker processes died {MAX_ATTEMPTS} times while playing deals "
+                                           f"{task.first_deal}-{task.end_deal - 1} (out of memory? a bot that "
+                                           f"crashes the interpreter?); see run.log")
+                    log.warning("a worker process died (out of memory or killed?); restarting the pool and "
+                                "rerunning the %d task(s) it had in flight", len(lost))
+                    pending.extendleft(reversed(lost))
+                    pool = self._pool()
+            pool.shutdown(wait=True)  # let idle workers exit and flush their log records
+            finished = True
+        finally:
+            if not finished:
+                _stop(pool)
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """Stop at once: tasks still running are lost anyway (the parent writes only whole tasks)."""
+    for proc in list((getattr(pool, "_processes", None) or {}).values()):  # no public terminate before 3.14
+        if proc.is_alive():
+            proc.terminate()
+    pool.shutdown(wait=True, cancel_futures=True)
+
+
+# ----- dask ------------------------------------------------------------------------------------------------
+def _run_task_on_dask(task: Task) -> TaskResult:
+    """run_task, letting the worker's INFO records through so that they are forwarded to run.log."""
+    logging.getLogger("treasure_sim").setLevel(logging.INFO)
+    return run_task(task)
+
+
+class DaskBackend:
+    """The same tasks on dask.distributed: a LocalCluster of processes, or the scheduler at ``address``.
+
+    Dask reruns the tasks of a worker that died (up to ``distributed.scheduler.allowed-failures``).
+    Workers must be able to import treasure_sim and every strategy the config names.
+    """
+
+    name = "dask"
+
+    def __init__(self, workers: int, address: str | None = None) -> None:
+        self.workers = workers
+        self.address = address
+
+    def run(self, tasks: list[Task]) -> Iterator[TaskResult]:
+        from distributed import Client, LocalCluster, as_completed
+
+        cluster = None
+        if self.address:
+            try:
+                client = Client(self.address, timeout="20s")
+            except OSError as err:
+                raise RunError(f"cannot reach the dask scheduler at {self.address}: {err}") from None
+        else:
+            cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
+                                   dashboard_address=None)
+            client = Client(cluster)
+        try:
+            client.forward_logging("treasure_sim", level=logging.INFO)
+            slots = max(1, sum(w.get("nthreads", 1) for w in client.scheduler_info()["workers"].values()))
+            log.info("dask: %d worker thread(s) at %s", slots, client.scheduler.address)
+            pending = deque(tasks)
+            stream = as_completed()
+            for _ in range(min(len(pending), 2 * slots)):
+                stream.add(client.submit(_run_task_on_dask, pending.popleft(), pure=False))
+            for fut in stream:
+                result = fut.result()
+                fut.release()
+                if pending:
+                    stream.add(client.submit(_run_task_on_dask, pending.popleft(), pure=False))
+                yield result
+        finally:
+            client.close()
+            if cluster is not None:
+                cluster.close()
+
+
+def make_backend(executor: str, workers: int, scheduler: str | None = None) -> ProcessBackend | DaskBackend:
+    if executor == "process":
+        return ProcessBackend(workers)
+    if executor == "dask":
+        return DaskBackend(workers, scheduler)
+    raise ValueError(f"executor must be one of {', '.join(EXECUTORS)}, got {executor!r}")
+
+
+# ----- logging -------------------------------------------------------------------------------------------
+class _TqdmHandler(logging.StreamHandler):
+    """Console warnings printed above the progress bar instead of through it."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            tqdm.write(self.format(record), file=sys.stderr)
+        except Exception:
+            self.handleError(record)
+
+
+@contextlib.contextmanager
+def run_logging(path: Path, *, multiprocess: bool) -> Iterator[None]:
+    """INFO and up from every process to DIR/run.log; WARNING and up also to the console."""
+    import multiprocessing_logging
+
+    logger = logging.getLogger("treasure_sim")
+    old_level = logger.level
+    to_file = logging.FileHandler(path, encoding="utf-8")
+    to_file.setFormatter(logging.Formatter("%(asctime)s %(processName)s %(name)s %(levelname)s: %(message)s"))
+    to_file.setLevel(logging.INFO)
+    console = _TqdmHandler()
+    console.setFormatter(logging.Formatter("treasure-sim: %(levelname)s: %(message)s"))
+    console.setLevel(logging.WARNING)
+    logger.setLevel(logging.INFO)
+    logger.addHandler(to_file)
+    logger.addHandler(console)
+    wrapped = multiprocess and multiprocessing.get_start_method() == "fork"
+    if wrapped:
+        multiprocessing_logging.install_mp_handler(logger)
+    ours = list(logger.handlers)
+    try:
+        yield
+    finally:
+        if wrapped:
+            multiprocessing_logging.uninstall_mp_handler(logger)
+        for handler in ours:  # the MultiProcessingHandler wrappers: closing drains their queues
+            handler.close()
+        for handler in (to_file, console):
+            logger.removeHandler(handler)
+            handler.close()
+        logger.setLevel(old_level)
+
+
+# ----- a run ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class RunReport:
+    """How a run ended: ``status`` is complete, interrupted or failed; the data on disk is valid in each."""
+
+    out: Path
+    status: str
+    games_total: int
+    games_done: int
+    games_run: int  # played by this invocation (the rest were already on disk)
+    seconds: float
+    workers: int
+    executor: str
+    bot_errors: int
+
+
+def run_experiment(exp: Experiment, out: str | Path, *, workers: int | None = None, executor: str = "process",
+                   scheduler: str | None = None, overwrite: bool = False, progress: bool | None = None,
+                   on_part: Callable[[TaskResult], None] | None = None) -> RunReport:
+    """Play every game of ``exp`` not yet in ``out``, writing parts as tasks finish.
+
+    ``progress``: None shows the bar only on a terminal. ``on_part`` is called after each part is written
+    (a test hook: raising KeyboardInterrupt there is a Ctrl-C at that moment).
+    """
+    from . import __version__
+
+    workers = workers or default_workers()
+    backend = make_backend(executor, workers, scheduler)
+    results = ResultsDir(out)
+    with results.locked():
+        old = results.read_manifest()
+        pending = results.prepare(exp, overwrite=overwrite)
+        if overwrite:
+            old = None
+        if old and old.get("package_version") != __version__:
+            log.warning("%s was started by treasure-sim %s; continuing it with %s",
+                        results.path, old.get("package_version"), __version__)
+        manifest = new_manifest(exp, __version__, old)
+        with run_logging(results.log_path, multiprocess=executor == "process"):
+            return _run(exp, results, manifest, pending, backend, workers, progress, on_part)
+
+
+def _run(exp: Experiment, results: ResultsDir, manifest: dict[str, Any], pending: list[tuple[int, int]],
+         backend: ProcessBackend | DaskBackend, workers: int, progress: bool | None,
+         on_part: Callable[[TaskResult], None] | None) -> RunReport:
+    pending_deals = sum(b - a for a, b in pending)
+    tasks = plan_tasks(exp, pending, deals_per_task(pending_deals, exp.rotations, workers))
+    done = start_done = results.games_done(exp.rotations)
+    run = {"started": now(), "finished": None, "executor": backend.name, "workers": workers, "games_run": 0}
+    manifest["runs"].append(run)
+    manifest["games_done"] = done
+    results.write_manifest(manifest)
+    log.info("%s: %d of %d games to play in %d task(s) on %d %s worker(s) -> %s", exp.name,
+             exp.games - done, exp.games, len(tasks), workers, backend.name, results.path)
+    start = time.perf_counter()
+    status, errors = "failed", 0
+    try:
+        with tqdm(total=exp.games, initial=done, unit="game", desc=exp.name, file=sys.stderr, disable=(
+                None if progress is None else not progress), dynamic_ncols=True, smoothing=0.05) as bar, \
+                contextlib.closing(backend.run(tasks)) as stream:
+            for result in stream:
+                results.write_part(result.first_deal, result.end_deal, result.games, result.hands)
+                done += result.n_games
+                errors += result.bot_errors
+                run["games_run"] = done - start_done
+                manifest["games_done"] = done
+                results.write_manifest(manifest)
+                bar.update(result.n_games)
+                if on_part is not None:
+                    on_part(result)
+        status = "complete"
+    except KeyboardInterrupt:
+        status = "interrupted"
+        raise
+    finally:
+        seconds = time.perf_counter() - start
+        run["finished"] = manifest["updated"] = now()
+        manifest["status"] = status
+        if status == "complete":
+            manifest["finished"] = run["finished"]
+        results.write_manifest(manifest)
+        log.info("%s: %s; %d of %d games on disk; this run played %d in %.1f s", exp.name, status, done,
+                 exp.games, done - start_done, seconds)
+    return RunReport(results.path, status, exp.games, done, done - start_done, seconds, workers, backend.name,
+                     errors)

@@ -1,0 +1,192 @@
+"""The ``treasure-sim`` command: one function per subcommand, registered in SUBCOMMANDS."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import math
+import pkgutil
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from .backends import EXECUTORS, RunError, RunReport, default_workers, run_experiment
+from .experiment import ConfigError, default_experiment, load_experiment
+from .records import ResultsError, read_games
+
+Z95 = 1.959964  # two-sided 95% normal quantile
+
+
+class UsageError(Exception):
+    """Bad input from the command line: reported in one line, exit code 2."""
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {value}")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {value}")
+    return value
+
+
+# ----- run -------------------------------------------------------------------------------------------------
+def add_run(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("run", help="run a tournament (the embedded default without CONFIG)",
+                       description="Play every game of an experiment, in parallel, into Parquet results; "
+                                   "rerunning into the same folder continues where it stopped.")
+    p.add_argument("config", nargs="?", metavar="CONFIG", help="experiment TOML (default: the embedded default)")
+    p.add_argument("--deals", type=_positive, metavar="N", help="number of deals (overrides the config)")
+    p.add_argument("--workers", type=_positive, metavar="W", help=f"worker processes (default: one per core, "
+                                                                   f"{default_workers()} here)")
+    p.add_argument("--out", metavar="DIR", help="results folder (default: results/<name>)")
+    p.add_argument("--seed", type=_seed, metavar="S", help="experiment seed (overrides the config)")
+    p.add_argument("--executor", choices=EXECUTORS, default="process", help="local process pool, or dask")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="with --executor dask: an existing scheduler (tcp://host:port) instead of a LocalCluster")
+    p.add_argument("--overwrite", action="store_true", help="replace results of a different config in DIR")
+    p.set_defaults(func=cmd_run)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    if args.scheduler and args.executor != "dask":
+        raise UsageError("--scheduler needs --executor dask")
+    exp = load_experiment(args.config) if args.config else default_experiment()
+    exp = exp.replace(deals=args.deals, seed=args.seed)
+    out = Path(args.out) if args.out else Path("results") / exp.name
+    try:
+        report = run_experiment(exp, out, workers=args.workers, executor=args.executor,
+                                scheduler=args.scheduler, overwrite=args.overwrite)
+    except KeyboardInterrupt:
+        print(f"\ninterrupted: the games written so far are in {out} and intact; run the same command again "
+              f"to continue", file=sys.stderr)
+        return 130
+    print(summary(report, exp.name, exp.deals, exp.rotations, exp.table_size, len(exp.entrants)))
+    return 0
+
+
+def summary(report: RunReport, name: str, deals: int, rotations: int, seats: int, entrants: int) -> str:
+    """The table printed after a run: per entrant, games, win share and net money with 95% CIs."""
+    head = (f"{name}: {report.games_done} games ({deals} deals x {rotations} rotation{'s' * (rotations > 1)}, "
+            f"{seats} seats, {entrants} entrants) in {report.out}")
+    how = (f"this run: {report.games_run} games in {report.seconds:.1f} s on {report.workers} "
+           f"{report.executor} worker{'s' * (report.workers > 1)}") if report.games_run else \
+        "this run: nothing to do, every game was already on disk"
+    rows = entrant_stats(report.out)
+    lines = [head, how, ""]
+    header = ("strategy", "games", "win share (95% CI)", "net $ per game (95% CI)", "bot errors")
+    table = [header] + [(r["entrant"], str(r["games"]), _ci(r["win"], r["win_ci"], "{:.3f}"),
+                         _ci(r["net"], r["net_ci"], "{:+.2f}"), str(r["errors"])) for r in rows]
+    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
+    for i, row in enumerate(table):
+        lines.append("  ".join(c.ljust(w) if j == 0 else c.rjust(w) for j, (c, w) in enumerate(zip(row, widths,
+                                                                                                   strict=True))))
+        if i == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    n_deals = max((r["deals"] for r in rows), default=0)
+    lines += ["", f"95% CI: normal interval, mean ± 1.96 SE over independent deals (up to {n_deals} per entrant):",
+              "all rotations of one deal are averaged first and count as one sample. games counts seats played."]
+    return "\n".join(lines)
+
+
+def _ci(mean: float, half: float, fmt: str) -> str:
+    return f"{fmt.format(mean)} ± {fmt.format(half).lstrip('+')}" if math.isfinite(half) else f"{fmt.format(mean)}"
+
+
+def entrant_stats(out: Path) -> list[dict]:
+    """Per entrant: games, mean win share and net, with 95% CIs over deals (the independent unit)."""
+    table = read_games(out, ["entrant_id", "entrant", "deal_id", "win_share", "net", "errors"])
+    if table.num_rows == 0:
+        return []
+    df = table.to_pandas()
+    df["entrant"] = df["entrant"].astype(str)
+    per_deal = df.groupby(["entrant_id", "deal_id"], observed=True)[["win_share", "net"]].mean()
+    stats = per_deal.groupby(level="entrant_id").agg(["mean", "std", "count"])
+    totals = df.groupby("entrant_id").agg(entrant=("entrant", "first"), games=("net", "size"),
+                                          errors=("errors", "sum"))
+    rows = []
+    for e_id, s in stats.iterrows():
+        n = int(s[("win_share", "count")])
+        se = 1 / math.sqrt(n) if n > 1 else math.nan
+        rows.append({"entrant": totals.at[e_id, "entrant"], "games": int(totals.at[e_id, "games"]),
+                     "errors": int(totals.at[e_id, "errors"]), "deals": n,
+                     "win": s[("win_share", "mean")], "win_ci": Z95 * s[("win_share", "std")] * se,
+                     "net": s[("net", "mean")], "net_ci": Z95 * s[("net", "std")] * se})
+    return sorted(rows, key=lambda r: -r["win"])
+
+
+# ----- bench -----------------------------------------------------------------------------------------------
+def add_bench(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("bench", help="run a benchmark: evaluator, engine or tournament",
+                       description="Run treasure_sim.benchmarks.<NAME>.main(ARGS); pass --help after NAME "
+                                   "for its own options.")
+    p.add_argument("name", metavar="NAME", help="evaluator, engine or tournament")
+    p.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS", help="the benchmark's own arguments")
+    p.set_defaults(func=cmd_bench)
+
+
+def benchmarks() -> list[str]:
+    try:
+        package = importlib.import_module("treasure_sim.benchmarks")
+    except ModuleNotFoundError:
+        return []
+    return sorted(m.name for m in pkgutil.iter_modules(package.__path__) if not m.name.startswith("_"))
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    module = f"treasure_sim.benchmarks.{args.name}"
+    if not args.name.isidentifier():
+        raise UsageError(f"no benchmark named {args.name!r}; available: {', '.join(benchmarks()) or 'none'}")
+    try:
+        bench = importlib.import_module(module)
+    except ModuleNotFoundError as err:
+        if err.name not in (module, "treasure_sim.benchmarks"):
+            raise
+        raise UsageError(f"no benchmark named {args.name!r} (no module {module}); "
+                         f"available: {', '.join(benchmarks()) or 'none'}") from None
+    return int(bench.main(list(args.args)) or 0)
+
+
+# ----- the command -----------------------------------------------------------------------------------------
+SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [add_run, add_bench]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="treasure-sim", description="Bot tournaments for Treasure Poker.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for add in SUBCOMMANDS:
+        add(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the console script; returns the exit code (2 for bad input, never a traceback)."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:  # --help (0) or a usage error (2), already printed by argparse
+        return int(exit_.code or 0)
+    try:
+        return args.func(args)
+    except (UsageError, ConfigError, ResultsError) as err:
+        print(f"treasure-sim {args.command}: error: {err}", file=sys.stderr)
+        return 2
+    except RunError as err:
+        print(f"treasure-sim {args.command}: failed: {err}", file=sys.stderr)
+        return 1
+
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,251 @@
+"""Experiment configs: TOML in, a validated frozen `Experiment` out, with errors that name what is wrong."""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import re
+import tomllib
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from . import loader
+from .rules import RuleSet
+from .strategy import Strategy
+
+DEFAULT_CONFIG = "default.toml"  # in treasure_sim/data, packaged with the wheel
+TOP_KEYS = ("name", "seed", "deals", "table_size", "rotate", "entrants", "rules")
+ENTRANT_KEYS = ("strategy", "params", "label")
+SCHEDULE_VERSION = 1  # bump when the same config would schedule different games
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+class ConfigError(ValueError):
+    """A bad experiment config; the message names the key, the value and what is allowed."""
+
+
+@dataclass(frozen=True, slots=True)
+class Entrant:
+    """One player of the tournament: a strategy spec, its constructor params, and a unique label."""
+
+    label: str
+    strategy: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def params_json(self) -> str:
+        """Canonical JSON of the params: the `params` column and part of the config fingerprint."""
+        return json.dumps(self.params, sort_keys=True, separators=(",", ":"))
+
+
+@dataclass(frozen=True, slots=True)
+class Experiment:
+    """A validated tournament: who plays, how many deals, at which table size, under which rules."""
+
+    name: str
+    seed: int
+    deals: int
+    table_size: int
+    rotate: bool
+    entrants: tuple[Entrant, ...]
+    rules: RuleSet = RuleSet()
+    source: str = field(default="<memory>", compare=False)
+
+    @property
+    def rotations(self) -> int:
+        """How often each deal is played: once per seat rotation, or once."""
+        return self.table_size if self.rotate else 1
+
+    @property
+    def games(self) -> int:
+        return self.deals * self.rotations
+
+    def to_dict(self) -> dict[str, Any]:
+        """The config as TOML would hold it, with the full RuleSet (for the manifest)."""
+        return {
+            "name": self.name, "seed": self.seed, "deals": self.deals, "table_size": self.table_size,
+            "rotate": self.rotate,
+            "entrants": [{"label": e.label, "strategy": e.strategy, "params": e.params} for e in self.entrants],
+            "rules": self.rules.to_dict(),
+        }
+
+    def fingerprint(self) -> str:
+        """A hash of everything that decides the games, except `deals` (more deals extend a run).
+
+        Two configs with the same fingerprint schedule identical games for every deal number,
+        so a results folder may be resumed or extended only by a config with its fingerprint.
+        """
+        data = self.to_dict()
+        del data["deals"]
+        data["schedule_version"] = SCHEDULE_VERSION
+        text = json.dumps(data, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def replace(self, **changes: Any) -> Experiment:
+        """A copy with command-line overrides (`deals`, `seed`), validated like the file."""
+        data = self.to_dict() | {k: v for k, v in changes.items() if v is not None}
+        return parse_experiment(data, self.source, check_strategies=False)
+
+
+# ----- loading strategies (treasure_sim.loader owns the registry; this only asks it) ----------------------
+def load_strategy(spec: str, **params: Any) -> Strategy:
+    """Build one bot from a spec (registry name, ``pkg.mod:Class`` or ``path/file.py:Class``)."""
+    return loader.load_strategy(spec, **params)
+
+
+def available_strategies() -> list[str]:
+    return loader.available()
+
+
+# ----- parsing and validation ------------------------------------------------------------------------------
+def load_experiment(path: str | Path, *, check_strategies: bool = True) -> Experiment:
+    """Read and validate an experiment TOML file."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise ConfigError(f"cannot read experiment config {path}: {err.strerror or err}") from None
+    return parse_toml(text, str(path), check_strategies=check_strategies)
+
+
+def default_experiment(*, check_strategies: bool = True) -> Experiment:
+    """The embedded default: a round robin of the built-in bots (works from any folder)."""
+    text = resources.files("treasure_sim").joinpath("data", DEFAULT_CONFIG).read_text(encoding="utf-8")
+    return parse_toml(text, f"<embedded {DEFAULT_CONFIG}>", check_strategies=check_strategies)
+
+
+def parse_toml(text: str, source: str = "<string>", *, check_strategies: bool = True) -> Experiment:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise ConfigError(f"{source}: not valid TOML: {err}") from None
+    return parse_experiment(data, source, check_strategies=check_strategies)
+
+
+def parse_experiment(data: dict[str, Any], source: str = "<memory>", *, check_strategies: bool = True) -> Experiment:
+    """Validate a config table; with `check_strategies`, also build every bot once so load errors come now."""
+    where = f"{source}: "
+    _check_keys(data, TOP_KEYS, where)
+    name = data.get("name", "experiment")
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise ConfigError(f"{where}name must be a word of letters, digits, '.', '_' or '-' (it names the "
+                          f"results folder), got {name!r}")
+    seed = _int(data.get("seed", 0), "seed", 0, None, where)
+    deals = _int(data.get("deals", 100), "deals", 1, None, where)
+    table_size = _int(data.get("table_size", 4), "table_size", 2, 10, where)
+    rotate = data.get("rotate", True)
+    if not isinstance(rotate, bool):
+        raise ConfigError(f"{where}rotate must be true or false, got {rotate!r}")
+    try:
+        rules = RuleSet.from_dict(data.get("rules", {}))
+    except (ValueError, TypeError) as err:
+        raise ConfigError(f"{where}[rules]: {err}") from None
+    entrants = _entrants(data.get("entrants"), where)
+    if check_strategies:
+        _check_loadable(entrants, where)
+    return Experiment(name, seed, deals, table_size, rotate, entrants, rules, source)
+
+
+def _check_keys(table: dict[str, Any], allowed: tuple[str, ...], where: str) -> None:
+    for key in table:
+        if key not in allowed:
+            close = difflib.get_close_matches(key, allowed, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ConfigError(f"{where}unknown key {key!r}{hint}; allowed: {', '.join(allowed)}")
+
+
+def _int(value: Any, name: str, low: int, high: int | None, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
+        allowed = f"{low}..{high}" if high is not None else f">= {low}"
+        raise ConfigError(f"{where}{name} must be a whole number {allowed}, got {value!r}")
+    return value
+
+
+def _entrants(raw: Any, where: str) -> tuple[Entrant, ...]:
+    if not isinstance(raw, list) or not raw:
+        raise ConfigError(f"{where}entrants must be a non-empty array of tables ([[entrants]] with "
+                          f"strategy = \"...\"), got {raw!r}")
+    parsed: list[tuple[str | None, str, dict[str, Any]]] = []
+    for i, item in enumerate(raw):
+        at = f"{where}entrants[{i}]: "
+        if not isinstance(item, dict):
+            raise ConfigError(f"{at}must be a table with keys {', '.join(ENTRANT_KEYS)}, got {item!r}")
+        _check_keys(item, ENTRANT_KEYS, at)
+        spec = item.get("strategy")
+        if not isinstance(spec, str) or not spec.strip():
+            raise ConfigError(f"{at}strategy must be a name (see `available strategies` below), "
+                              f"'pkg.module:Class' or 'path/file.py:Class'; got {spec!r}")
+        params = item.get("params", {})
+        if not isinstance(params, dict):
+            raise ConfigError(f"{at}params must be a table such as {{ rollouts = 200 }}, got {params!r}")
+        try:
+            json.dumps(params)
+        except (TypeError, ValueError):
+            raise ConfigError(f"{at}params must hold only numbers, strings, booleans, arrays and tables; "
+                              f"got {params!r}") from None
+        label = item.get("label")
+        if label is not None and (not isinstance(label, str) or not label.strip()):
+            raise ConfigError(f"{at}label must be a non-empty string, got {label!r}")
+        parsed.append((label, spec.strip(), params))
+    explicit = [lab for lab, _, _ in parsed if lab is not None]
+    for lab in explicit:
+        if explicit.count(lab) > 1:
+            raise ConfigError(f"{where}label {lab!r} is given to {explicit.count(lab)} entrants; labels must differ")
+    used = set(explicit)
+    entrants = []
+    for label, spec, params in parsed:
+        if label is None:
+            label = _unique(_default_label(spec), used)
+            used.add(label)
+        entrants.append(Entrant(label, spec, params))
+    return tuple(entrants)
+
+
+def _default_label(spec: str) -> str:
+    """A registry name labels itself; ``x.py:Class`` and ``pkg.mod:Class`` are labelled ``Class``."""
+    return spec.rsplit(":", 1)[-1] if ":" in spec else spec
+
+
+def _unique(label: str, used: set[str]) -> str:
+    if label not in used:
+        return label
+    n = 2
+    while f"{label}-{n}" in used:
+        n += 1
+    return f"{label}-{n}"
+
+
+def _check_loadable(entrants: tuple[Entrant, ...], where: str) -> None:
+    """Build each bot once now: a bot that cannot load is a config error, not a crash mid-run."""
+    for i, e in enumerate(entrants):
+        at = f"{where}entrants[{i}] ({e.label}): "
+        if e.strategy.isidentifier():  # a registry name: suggest the nearest one
+            names = available_strategies()
+            if e.strategy not in names:
+                close = difflib.get_close_matches(e.strategy, names, n=1)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                raise ConfigError(f"{at}unknown strategy {e.strategy!r}{hint}; available: {', '.join(names)}; "
+                                  f"or give 'package.module:Class' or 'path/to/file.py:Class'")
+        try:
+            bot = load_strategy(e.strategy, **e.params)
+        except Exception as err:
+            detail = str(err) if isinstance(err, ValueError) else f"{type(err).__name__}: {err}"
+            raise ConfigError(f"{at}strategy {e.strategy!r} failed to load: {detail}") from None
+        if not isinstance(bot, Strategy):
+            raise ConfigError(f"{at}strategy {e.strategy!r} built a {type(bot).__name__}, "
+                              f"not a treasure_sim.Strategy")
+
+
+__all__ = [
+    "ConfigError",
+    "Entrant",
+    "Experiment",
+    "default_experiment",
+    "load_experiment",
+    "load_strategy",
+    "parse_experiment",
+    "parse_toml",
+]

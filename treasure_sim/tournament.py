@@ -1,0 +1,160 @@
+"""Scheduling a tournament: balanced round-robin tables, duplicate deals, seat rotations, seeds, and tasks.
+
+A *deal* is one stream of cards (``SeedSequence([seed, deal])``); with ``rotate`` it is played once per
+rotation of the seats, so every entrant of the table meets the same cards from every seat and both seat
+advantage and card luck cancel. Each game depends only on (config, deal, rotation): how the games are
+cut into tasks, how many workers run them and in which order never changes a result.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+import pyarrow as pa
+
+from .engine import Game
+from .experiment import Entrant, Experiment, load_strategy
+from .records import game_rows, hand_rows, new_columns, to_tables
+from .rules import RuleSet
+
+log = logging.getLogger(__name__)
+TARGET_GAMES_PER_TASK = 48  # enough that start-up and pickling are paid rarely, few enough that a crash loses little
+
+
+# ----- tables ----------------------------------------------------------------------------------------------
+def round_robin(n_entrants: int, table_size: int) -> tuple[tuple[int, ...], ...]:
+    """The cycle of tables (lineups of entrant indices) that deals are played at, in order.
+
+    More entrants than seats: tables are drawn greedily so that at every point of the cycle each
+    entrant has played as often as any other, give or take one table, and each next seat goes to the
+    entrant who has met the table's players least; the cycle ends once every pair has met and all
+    entrants have played equally often, so repeating it keeps both properties.
+    Fewer entrants than seats: one table, seats filled by cycling the entrants (0, 1, 2, 0, 1, ...).
+    """
+    if n_entrants < 1 or not 2 <= table_size <= 10:
+        raise ValueError(f"need >= 1 entrant and a table of 2..10 seats, got {n_entrants} and {table_size}")
+    if n_entrants <= table_size:
+        return (tuple(i % n_entrants for i in range(table_size)),)
+    n = n_entrants
+    plays = [0] * n
+    last = [-1] * n  # the table at which each entrant last played: spreads entrants through the cycle
+    met = [[0] * n for _ in range(n)]
+    unmet = n * (n - 1) // 2
+    tables: list[tuple[int, ...]] = []
+    while unmet or sum(plays) % n:
+        table: list[int] = []
+        while len(table) < table_size:
+            free = [e for e in range(n) if e not in table]
+            fewest = min(plays[e] for e in free)
+            pick = min((e for e in free if plays[e] == fewest),
+                       key=lambda e: (sum(met[e][o] for o in table), last[e], e))
+            table.append(pick)
+        for a, b in combinations(table, 2):
+            unmet -= met[a][b] == 0
+            met[a][b] += 1
+            met[b][a] += 1
+        for e in table:
+            plays[e] += 1
+            last[e] = len(tables)
+        tables.append(tuple(sorted(table)))
+    return tuple(tables)
+
+
+def seating(lineup: tuple[int, ...], rotation: int) -> tuple[int, ...]:
+    """Entrant index per seat in a rotation: rotation r moves every entrant r seats on."""
+    k = len(lineup)
+    return tuple(lineup[(seat - rotation) % k] for seat in range(k))
+
+
+def game_seeds(seed: int, deal: int, rotation: int) -> tuple[np.random.SeedSequence, np.random.SeedSequence]:
+    """(card seed, bot seed): cards depend on the deal alone, so every rotation sees the same cards."""
+    return np.random.SeedSequence([seed, deal]), np.random.SeedSequence([seed, deal, rotation])
+
+
+# ----- tasks -----------------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Task:
+    """A chunk of whole deals (all their rotations) for one worker; small to pickle."""
+
+    experiment: str
+    seed: int
+    rules: RuleSet
+    entrants: tuple[Entrant, ...]
+    tables: tuple[tuple[int, ...], ...]
+    rotations: int
+    first_deal: int
+    end_deal: int  # exclusive
+
+    @property
+    def games(self) -> int:
+        return (self.end_deal - self.first_deal) * self.rotations
+
+
+@dataclass(frozen=True, slots=True)
+class TaskResult:
+    """What a worker sends back: compact columns for both tables, never one Python object per hand."""
+
+    first_deal: int
+    end_deal: int
+    n_games: int
+    games: pa.Table
+    hands: pa.Table
+    seconds: float
+    bot_errors: int
+
+
+def deals_per_task(exp: Experiment, workers: int = 1) -> int:
+    """Deals per task: about TARGET_GAMES_PER_TASK games, fewer when that would leave workers idle."""
+    per = max(1, TARGET_GAMES_PER_TASK // exp.rotations)
+    return max(1, min(per, exp.deals // max(1, 4 * workers)))
+
+
+def plan_tasks(exp: Experiment, pending: list[tuple[int, int]], size: int) -> list[Task]:
+    """Cut the pending deal ranges [start, end) into tasks of at most ``size`` deals."""
+    tables = round_robin(len(exp.entrants), exp.table_size)
+    tasks = []
+    for start, end in pending:
+        for first in range(start, end, size):
+            tasks.append(Task(exp.name, exp.seed, exp.rules, exp.entrants, tables, exp.rotations,
+                              first, min(end, first + size)))
+    return tasks
+
+
+def run_task(task: Task) -> TaskResult:
+    """Play every game of a task and return its rows (runs in a worker process)."""
+    start = time.perf_counter()
+    games, hands = new_columns()
+    errors = 0
+    for deal in range(task.first_deal, task.end_deal):
+        table_id = deal % len(task.tables)
+        for rotation in range(task.rotations):
+            seats = seating(task.tables[table_id], rotation)
+            bots = [load_strategy(task.entrants[e].strategy, **task.entrants[e].params) for e in seats]
+            card_seed, bot_seed = game_seeds(task.seed, deal, rotation)
+            result = Game(bots, task.rules, bot_seed, deal_seed=card_seed, quintets=False).play()
+            game_id = deal * task.rotations + rotation
+            game_rows(games, task.experiment, game_id, deal, rotation, table_id, seats, task.entrants,
+                      result, task.rules.starting_money)
+            hand_rows(hands, task.experiment, game_id, result.hands)
+            for seat, messages in enumerate(result.errors):
+                if messages:
+                    errors += len(messages)
+                    _report_bot_errors(task.entrants[seats[seat]].label, game_id, seat, messages)
+    seconds = time.perf_counter() - start
+    log.info("deals %d-%d: %d games in %.2f s", task.first_deal, task.end_deal - 1, task.games, seconds)
+    return TaskResult(task.first_deal, task.end_deal, task.games, *to_tables(games, hands), seconds, errors)
+
+
+_warned: set[str] = set()  # per worker process: entrants whose errors were already shown on the console
+
+
+def _report_bot_errors(label: str, game_id: int, seat: int, messages: tuple[str, ...]) -> None:
+    """A bot error is data (the `errors` columns), not a failure: warn once per entrant, log the rest."""
+    level = logging.INFO if label in _warned else logging.WARNING
+    _warned.add(label)
+    log.log(level, "bot %r (game %d, seat %d): %d error(s), first: %s%s", label, game_id, seat, len(messages),
+            messages[0], "" if level == logging.INFO else " (further errors only in run.log and `errors`)")
