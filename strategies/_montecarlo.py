@@ -80,11 +80,15 @@ def unseen_cards(obs: Observation) -> np.ndarray:
 
 def _drawn(known: np.ndarray, slots: np.ndarray, hearts: int) -> np.ndarray:
     """Which Hearts slots are really drawn: owed = matches among known cards, +1 per matching draw."""
-    owed = ((RANK_BIT[known] & hearts) != 0).sum(axis=-1)
-    match = (RANK_BIT[slots] & hearts) != 0
-    before = np.cumsum(match, axis=-1) - match  # matches among the earlier draws
-    need = np.arange(1, slots.shape[-1] + 1)
-    return np.logical_and.accumulate(owed[..., None] + before >= need, axis=-1)
+    match = (RANK_BIT & hearts) != 0  # per card id (and -1), does it match a Hearts rank
+    owed = match[known].sum(axis=1)
+    hit = match[slots]
+    drawn = np.empty(slots.shape, dtype=bool)
+    drawn[:, 0] = owed >= 1
+    for t in range(1, slots.shape[1]):
+        owed = owed + hit[:, t - 1]
+        drawn[:, t] = drawn[:, t - 1] & (owed >= t + 1)
+    return drawn
 
 
 def rollout_scores(
@@ -153,20 +157,31 @@ def rollout_scores(
             row[:, known : known + h_max] = np.where(_drawn(row[:, :known], slots, p.hearts), slots, -1)
     masks = np.array([wild] * n_var + [p.wild for p in opponents], dtype=np.int64)
     flat = cards.reshape(r * (n_var + k), cards.shape[2])
-    return evaluator.evaluate(flat, np.tile(masks, r), **_EVAL_KW).reshape(r, n_var + k)
+    return evaluator.evaluate(flat, _tiled(masks, r), **_EVAL_KW).reshape(r, n_var + k)
+
+
+def _tiled(masks: np.ndarray, r: int) -> np.ndarray:
+    """The per-row wild masks: ``masks`` repeated for each rollout."""
+    return np.broadcast_to(masks, (r, len(masks))).reshape(-1)
 
 
 def shares(scores: np.ndarray, n_var: int, against: Sequence[int] | None = None) -> np.ndarray:
     """Each variant's mean pot share (win 1, k-way tie 1/k) against the opponent columns ``against``."""
-    opp = scores[:, n_var:] if against is None else scores[:, [n_var + j for j in against]]
+    if against is None or len(against) == scores.shape[1] - n_var:
+        opp = scores[:, n_var:]
+    else:
+        opp = scores[:, [n_var + j for j in against]]
     if opp.shape[1] == 0:
         return np.ones(n_var)
     best = opp.max(axis=1)
     out = np.empty(n_var)
     for v in range(n_var):
         me = scores[:, v]
-        ties = (opp == me[:, None]).sum(axis=1)
-        out[v] = np.where(me > best, 1.0, np.where(me == best, 1.0 / (ties + 1), 0.0)).mean()
+        tie = me == best
+        share = float(np.count_nonzero(me > best))
+        if tie.any():
+            share += float((1.0 / (1 + (opp[tie] == me[tie, None]).sum(axis=1))).sum())
+        out[v] = share / len(me)
     return out
 
 

@@ -64,17 +64,17 @@ class Valuer:
             max((value_of(c, ace) for c in z if c < 52 and c & 3 == DIAMONDS), default=0) if rules.diamonds else 0
             for z in obs.treasures
         ]
-        self._memo: dict[tuple[int, int, int], float] = {}
+        self._memo: dict[tuple[int, int], float] = {}
 
-    def value(self, card: int, seat: int, depth: int = 1) -> float:
+    def value(self, card: int, seat: int) -> float:
         """Chips ``card`` in ``seat``'s zone is worth to that seat (0 for a Joker or a switched-off suit)."""
-        key = (card, seat, depth)
+        key = (card, seat)
         got = self._memo.get(key)
         if got is None:
-            got = self._memo[key] = self._value(card, seat, depth)
+            got = self._memo[key] = self._value(card, seat, steals=True)
         return got
 
-    def _value(self, card: int, seat: int, depth: int) -> float:
+    def _value(self, card: int, seat: int, steals: bool) -> float:
         if card >= 52:
             return 0.0
         m, rules = self.model, self.rules
@@ -83,15 +83,16 @@ class Valuer:
         if suit in (CLUBS, HEARTS):
             if (suit == CLUBS and not rules.clubs) or (suit == HEARTS and not rules.hearts):
                 return 0.0
-            zoned = self.zoned | {card}
-            others = sum(1 for s in range(4) if rank * 4 + s not in zoned)
-            circulating = max(52 + rules.jokers - len(zoned), 10)
+            zoned = self.zoned
+            others = sum(1 for s in range(4) if rank * 4 + s not in zoned and rank * 4 + s != card)
+            circulating = max(52 + rules.jokers - len(zoned) - (card not in zoned), 10)
             per_hand = (m.wild_chips if suit == CLUBS else m.draw_chips) * m.cards_seen * others / circulating
             return per_hand * min(left, m.horizon) * self._survival(card, seat)
         if suit == SPADES:
             return m.spade_chips if rules.spades and left > 0 else 0.0
-        # Diamonds: the best steal it could make now, else an option on later ones.
-        if not rules.diamonds or depth <= 0:
+        # Diamonds: the best steal it could make now (a Diamond stolen is worth nothing more here),
+        # else an option on later ones.
+        if not rules.diamonds or not steals:
             return 0.0
         ace = rules.ace_value
         reach = value_of(card, ace)
@@ -99,8 +100,8 @@ class Valuer:
         for victim, zone in enumerate(self.zones):
             if victim != seat:
                 for c in zone:
-                    if c != card and value_of(c, ace) <= reach:
-                        best = max(best, self.value(c, seat, depth - 1))
+                    if c != card and c & 3 != DIAMONDS and value_of(c, ace) <= reach:
+                        best = max(best, self.value(c, seat))
         return max(m.steal_share * best, m.diamond_option * reach / 14.0)
 
     def _survival(self, card: int, seat: int) -> float:

@@ -111,21 +111,32 @@ class TreasureHunter(EquityBot):
         return p
 
     def act(self, obs: Observation) -> Action:
+        """Fold for the Treasure when that beats staying; bounds decide first, so equity is often skipped."""
         stake = self.treasure_stake(obs)
         if stake <= 0.0:
             return super().act(obs)
-        eq = self.equity(obs)
-        p_now = self.last_folder_chance(obs)
-        take_now = p_now * stake
+        take_now = self.last_folder_chance(obs) * stake
+        take_later = self.last_folder_chance(obs, now=False) * stake
         if CHECK in obs.legal:
-            pot_share = eq * obs.pot
-            if p_now >= 0.999 and take_now > pot_share:
+            # folding now is sure to be last (heads-up, or nobody acts after me): the pot share is
+            # what I give up, and it is at most the pot
+            sure = take_now >= 0.999 * stake
+            if sure and take_now > obs.pot:
                 return Action.fold()
-            if stake * self.last_folder_chance(obs, now=False) > pot_share:
+            if take_later > obs.pot:
                 return Action.check()  # I mean to fold later: put nothing in meanwhile
+            eq = self.equity(obs)
+            if sure and take_now > eq * obs.pot:
+                return Action.fold()
+            if take_later > eq * obs.pot:
+                return Action.check()
             return self.bet_on_equity(obs, eq)
-        stay = max(eq * (obs.pot + obs.to_call), stake * self.last_folder_chance(obs, now=False)) - obs.to_call
-        if take_now >= stay:
+        if take_now >= max(obs.pot + obs.to_call, take_later) - obs.to_call:
+            return Action.fold()  # better than staying even with a sure win
+        if take_now < take_later - obs.to_call:
+            return self.bet_on_equity(obs, self.equity(obs))  # the Treasure is better taken later
+        eq = self.equity(obs)
+        if take_now >= max(eq * (obs.pot + obs.to_call), take_later) - obs.to_call:
             return Action.fold()
         return self.bet_on_equity(obs, eq)
 
