@@ -11,11 +11,15 @@ FIVE_KIND, STRAIGHT_FLUSH, QUADS, FULL_HOUSE, FLUSH, STRAIGHT, TRIPS, TWO_PAIR, 
 ACE = 12
 ALL_RANKS = (1 << 13) - 1
 
-# Bitset layout: bit id for card id 0..53; each -1 pad adds 1 << PAD_SHIFT, so the pad count sits on top.
-PAD_SHIFT = 54
-LOW52 = (1 << 52) - 1
-LOW54 = (1 << 54) - 1
-JOKER_BITS = 3 << 52
+# Bitset layout, suit-major in 16-bit fields: natural card (rank r, suit s) is bit 16 * s + r, so a
+# uint16 view of the bitset gives the four 13-bit suit masks; RJ, BJ sit in spare bits 13 and 29. Each
+# pad adds 1 << PAD_SHIFT: summed over at most PAD_GROUP columns, bits 61..63 count the pads.
+PAD_SHIFT = 61
+PAD_GROUP = 7
+LOW61 = (1 << PAD_SHIFT) - 1
+NATURAL_BITS = 0x1FFF_1FFF_1FFF_1FFF
+JOKER_BITS = 1 << 13 | 1 << 29
+SUIT_REPEAT = 0x0001_0001_0001_0001  # rank mask * SUIT_REPEAT = those ranks in every suit
 
 # Kicker variants for KICK (index = variant << 13 | rank mask).
 KV_NONE, KV_QUADS, KV_TRIPS, KV_PAIR, KV_TWO_PAIR, KV_HIGH = range(6)
@@ -64,28 +68,12 @@ def build() -> dict[str, np.ndarray]:
     hbit = np.where(hb >= 0, 1 << np.maximum(hb, 0), 0)
 
     t: dict[str, np.ndarray] = {}
-    t["ONE"] = np.array([1 << i for i in range(54)] + [1 << PAD_SHIFT], np.uint64)
-    wexp = np.zeros(1 << 13, np.uint64)
-    for r in range(13):
-        wexp |= (((m >> r) & 1) * (0xF << (4 * r))).astype(np.uint64)
-    t["WEXP"] = wexp
-
-    # 16-bit chunk of the bitset (4 ranks x 4 suits) -> suit rank bits / count-class rank bits, in
-    # 16-bit fields (suit s, resp. "held >= k+1 times"), for the chunk's 4 ranks at bits 0..3.
-    c = np.arange(1 << 16, dtype=np.int64)
-    suitq = np.zeros(c.size, np.int64)
-    mq = np.zeros(c.size, np.int64)
-    for rl in range(4):
-        cnt = np.zeros(c.size, np.int64)
-        for s in range(4):
-            bit = (c >> (4 * rl + s)) & 1
-            suitq |= bit << (16 * s + rl)
-            cnt += bit
-        for k in range(4):
-            mq |= (cnt > k).astype(np.int64) << (16 * k + rl)
-    t["SUITQ"] = suitq.astype(np.uint64)
-    t["MQ"] = mq.astype(np.uint64)
-
+    # Indexed by the id's uint8 view: 0..53 are cards, 255 is the -1 pad (54..254 are never valid).
+    one = np.zeros(256, np.uint64)
+    one[:52] = [1 << (16 * (i & 3) + (i >> 2)) for i in range(52)]
+    one[52:54] = [1 << 13, 1 << 29]
+    one[255] = 1 << PAD_SHIFT
+    t["ONE"] = one
     t["HBIT"] = hbit.astype(np.uint64)
     five = np.where(hb >= 0, (FIVE_KIND << CAT_SHIFT) | (np.maximum(hb, 0) << 16), 0)
     t["FIVE"] = five.astype(np.int32)
@@ -102,9 +90,12 @@ def build() -> dict[str, np.ndarray]:
     # Pairs mask -> one pair (1 rank, 3 kickers) or two pair (top 2, 1 kicker); empty -> high card.
     pairs_one = group(PAIR, 1, 1, KV_PAIR, KV_HIGH)
     pairs_two = group(TWO_PAIR, 2, 2, KV_TWO_PAIR, KV_HIGH)
-    t["PAIRS"] = np.where(count >= 2, pairs_two, pairs_one)
-    t["TRIPS"] = group(TRIPS, 1, 1, KV_TRIPS, KV_NONE)
-    t["QUADS"] = group(QUADS, 1, 1, KV_QUADS, KV_NONE)
+    high = np.full(m.size, KV_HIGH << (13 + 32), np.int64)
+    pairs = np.where(count >= 2, pairs_two, pairs_one)
+    trips = group(TRIPS, 1, 1, KV_TRIPS, KV_NONE)
+    quads = group(QUADS, 1, 1, KV_QUADS, KV_NONE)
+    # Indexed by (top count class - 1) << 13 | the mask of ranks held that often.
+    t["GROUP"] = np.concatenate([high, pairs, trips, quads])
 
     kick = np.zeros((6, m.size), np.int64)
     kick[KV_QUADS] = _pack(top5[:, :1], 1)
@@ -115,7 +106,7 @@ def build() -> dict[str, np.ndarray]:
     t["KICK"] = kick.reshape(-1).astype(np.int32)
 
     # Full house = trips head (3 << 20 | t << 16) + this, indexed by (pairs mask minus t) | KV_TRIPS << 13.
-    fht = np.zeros((KV_TRIPS + 1, m.size), np.int64)
+    fht = np.zeros((KV_HIGH + 1, m.size), np.int64)
     fht[KV_TRIPS] = np.where(hb >= 0, ((FULL_HOUSE - TRIPS) << CAT_SHIFT) | (np.maximum(hb, 0) << 12), 0)
     t["FHT"] = fht.reshape(-1).astype(np.int32)
 

@@ -19,12 +19,10 @@ BLOCK = 16384
 SMALL = 16  # up to this many rows, plain Python ints beat numpy's per-call overhead (a showdown)
 
 _T = _t.build()
-_ONE, _WEXP, _SUITQ, _MQ = _T["ONE"], _T["WEXP"], _T["SUITQ"], _T["MQ"]
-_HBIT, _FIVE, _SH5, _FULL5, _SPREAD = _T["HBIT"], _T["FIVE"], _T["SH5"], _T["FULL5"], _T["SPREAD"]
-_PAIRS, _TRIPS, _QUADS, _KICK, _FHT = _T["PAIRS"], _T["TRIPS"], _T["QUADS"], _T["KICK"], _T["FHT"]
-_ST, _FS = _T["ST"], _T["FS"]
+_ONE, _HBIT, _FIVE, _SH5, _FULL5, _SPREAD = (_T[x] for x in ("ONE", "HBIT", "FIVE", "SH5", "FULL5", "SPREAD"))
+_GROUP, _KICK, _FHT, _ST, _FS = (_T[x] for x in ("GROUP", "KICK", "FHT", "ST", "FS"))
 _U64 = np.uint64
-_LOW52, _LOW54, _JOKERS = _U64(_t.LOW52), _U64(_t.LOW54), _U64(_t.JOKER_BITS)
+_LOW61, _NATURAL, _JOKERS, _REPEAT = (_U64(x) for x in (_t.LOW61, _t.NATURAL_BITS, _t.JOKER_BITS, _t.SUIT_REPEAT))
 _MASK13 = _U64(_t.ALL_RANKS)
 
 
@@ -128,64 +126,71 @@ def evaluate(cards: object, wild_ranks: int | np.ndarray = 0, *, validate: bool 
 
 def _score_block(cards: np.ndarray, wild: int | np.ndarray, validate: bool, row0: int) -> np.ndarray:
     """The vectorized kernel: bitset -> per-suit / count-class rank masks -> table lookups."""
-    k = cards.shape[1]
-    bits = _ONE.take(cards[:, 0])
-    for j in range(1, k):
-        bits += _ONE.take(cards[:, j])
-    if validate:
-        pads = bits >> _U64(_t.PAD_SHIFT)
-        ok = (np.bitwise_count(bits & _LOW54) + pads == k) & (pads <= k - 5)
+    n, k = cards.shape
+    ids = cards.view(np.uint8)  # -1 pads read as 255: non-negative indices take faster
+    bits = pads = None
+    for lo in range(0, k, _t.PAD_GROUP):  # bitset; pads counted on top, one group at a time
+        part = _ONE.take(ids[:, lo])
+        for j in range(lo + 1, min(k, lo + _t.PAD_GROUP)):
+            part += _ONE.take(ids[:, j])
+        if bits is None:
+            bits = part
+        else:
+            pads = part >> _U64(_t.PAD_SHIFT) if pads is None else pads + (part >> _U64(_t.PAD_SHIFT))
+            bits += part & _LOW61
+    if validate:  # a card twice makes a carry, and every carry lowers this count below k
+        pads = bits >> _U64(_t.PAD_SHIFT) if pads is None else pads + (bits >> _U64(_t.PAD_SHIFT))
+        ok = (np.bitwise_count(bits & _LOW61) + pads == k) & (pads <= k - 5)
         if not ok.all():
             _diagnose(cards, int(np.flatnonzero(~ok)[0]), row0)
 
     if isinstance(wild, int):
-        wmask = _U64(int(_WEXP[wild]) | _t.JOKER_BITS)
-        wbits = bits & wmask
-        nat = bits & (_LOW52 & ~wmask)
+        wmask = _U64(wild * _t.SUIT_REPEAT | _t.JOKER_BITS)
+        nat = bits & (_NATURAL & ~wmask)
     else:
-        wmask = _WEXP.take(wild) | _JOKERS
-        wbits = bits & wmask
-        nat = bits & _LOW52 & ~wmask
-    w = np.bitwise_count(wbits)
+        wmask = wild.astype(np.uint64) * _REPEAT | _JOKERS
+        nat = bits & ~wmask & _NATURAL
+    w = np.bitwise_count(bits & wmask)
 
-    ch = nat.view(np.uint16).reshape(-1, 4)
-    c0, c1, c2, c3 = ch[:, 0], ch[:, 1], ch[:, 2], ch[:, 3]
-    ss = _SUITQ.take(c0) | (_SUITQ.take(c1) << _U64(4)) | (_SUITQ.take(c2) << _U64(8)) | (
-        _SUITQ.take(c3) << _U64(12))
-    mm = _MQ.take(c0) | (_MQ.take(c1) << _U64(4)) | (_MQ.take(c2) << _U64(8)) | (_MQ.take(c3) << _U64(12))
+    suits = nat.view(np.uint16).reshape(n, 4)  # the four 13-bit suit masks of natural (non-wild) cards
+    sa, sb, sc, sd = suits[:, 0], suits[:, 1], suits[:, 2], suits[:, 3]
+    # Count classes: ranks held >= 1, 2, 3, 4 times, packed as 16-bit fields of one uint64 per row.
+    classes = np.empty((n, 4), np.uint16)
+    m1, m2, m3, m4 = classes[:, 0], classes[:, 1], classes[:, 2], classes[:, 3]
+    ab_or, ab_and, cd_or, cd_and = sa | sb, sa & sb, sc | sd, sc & sd
+    np.bitwise_or(ab_or, cd_or, out=m1)
+    np.bitwise_or(ab_and | cd_and, ab_or & cd_or, out=m2)
+    np.bitwise_or(ab_and & cd_or, cd_and & ab_or, out=m3)
+    np.bitwise_and(ab_and, cd_and, out=m4)
+    mm = classes.view(np.uint64).reshape(n)
 
     wilds = bool(w.any())
-    if wilds:
+    if wilds:  # five of a kind; then the wilds join the best group (see _eval_tables.SPREAD)
         w5 = np.minimum(w, 5)
         five = _FIVE.take(((mm >> _SH5.take(w5)) & _MASK13) | _FULL5.take(w5))
-        c1m1 = ((mm > 0xFFFF).view(np.uint8) + (mm > 0xFFFFFFFF).view(np.uint8)
-                + (mm > 0xFFFFFFFFFFFF).view(np.uint8))
+        c1m1 = (mm > 0xFFFF).view(np.uint8) + (mm > 0xFFFFFFFF).view(np.uint8) + (
+            mm > 0xFFFFFFFFFFFF).view(np.uint8)
         top = (mm >> (c1m1 << 4).astype(np.uint64)) & _MASK13
-        spread = _SPREAD.take((c1m1 << 3) | np.minimum(w, 7))
-        mm |= _HBIT.take(top) * spread
+        mm |= _HBIT.take(top) * _SPREAD.take((c1m1 << 3) | np.minimum(w, 7))
         base = np.minimum(w, _t.MAX_WILD_TABLE).astype(np.uint16) << np.uint16(13)
-
-    s16 = ss.view(np.uint16).reshape(-1, 4)
-    m16 = mm.view(np.uint16).reshape(-1, 4)
-    m1, m2, m3, m4 = m16[:, 0], m16[:, 1], m16[:, 2], m16[:, 3]
-    if wilds:
         best = _ST.take(m1 | base)
-        for s in range(4):
-            np.maximum(best, _FS.take(s16[:, s] | base), out=best)
+        for col in (sa, sb, sc, sd):
+            np.maximum(best, _FS.take(col | base), out=best)
+        np.maximum(best, five, out=best)
     else:
         best = _ST.take(m1)
-        for s in range(4):
-            np.maximum(best, _FS.take(s16[:, s]), out=best)
+        for col in (sa, sb, sc, sd):
+            np.maximum(best, _FS.take(col), out=best)
 
-    h = _PAIRS.take(m2).view(np.int32).reshape(-1, 2)
-    np.maximum(best, h[:, 0] + _KICK.take(m1 ^ h[:, 1]), out=best)
-    h = _TRIPS.take(m3).view(np.int32).reshape(-1, 2)
-    np.maximum(best, h[:, 0] + _KICK.take(m1 ^ h[:, 1]), out=best)
-    np.maximum(best, h[:, 0] + _FHT.take(m2 ^ h[:, 1]), out=best)
-    h = _QUADS.take(m4).view(np.int32).reshape(-1, 2)
-    np.maximum(best, h[:, 0] + _KICK.take(m1 ^ h[:, 1]), out=best)
-    if wilds:
-        np.maximum(best, five, out=best)
+    # The best group: top count class c and its mask index GROUP; kickers come from m1.
+    mmi = mm.view(np.int64)
+    c1m1 = (mmi > 0xFFFF).view(np.uint8) + (mmi > 0xFFFFFFFF).view(np.uint8) + (
+        mmi > 0xFFFFFFFFFFFF).view(np.uint8)
+    shift = c1m1.astype(np.int64) << 4
+    g = _GROUP.take(((mmi >> shift) & _t.ALL_RANKS) | (shift << 9)).view(np.int32).reshape(n, 2)
+    head, info = g[:, 0], g[:, 1]
+    np.maximum(best, head + _KICK.take(m1 ^ info), out=best)
+    np.maximum(best, head + _FHT.take(m2 ^ info), out=best)
     return best
 
 
@@ -289,9 +294,7 @@ def best_quintet(cards: object, wild_ranks: int = 0) -> Quintet:
 
 # The same algorithm on Python ints, for showdown-sized batches where numpy's per-call overhead
 # (about a microsecond a call, ~70 calls) would dominate. Tested equal to the block kernel.
-_L = {name: _T[name].tolist() for name in ("WEXP", "SUITQ", "MQ", "HBIT", "FIVE", "SPREAD", "PAIRS",
-                                            "TRIPS", "QUADS", "KICK", "FHT", "ST", "FS")}
-_L_ONE = _T["ONE"].tolist()
+_L = {name: _T[name].tolist() for name in ("ONE", "HBIT", "FIVE", "GROUP", "KICK", "FHT", "ST", "FS")}
 
 
 def _score_small(arr: np.ndarray, wild_ranks: object, validate: bool) -> list[int]:
@@ -311,42 +314,35 @@ def _score_small(arr: np.ndarray, wild_ranks: object, validate: bool) -> list[in
         flat = [c for row in rows for c in row]
         if min(flat) < -1 or max(flat) > 53:
             _check_ids(arr)
-    wexp, suitq, mq, hbit, five_t, spread_t = _L["WEXP"], _L["SUITQ"], _L["MQ"], _L["HBIT"], _L["FIVE"], _L["SPREAD"]
-    pairs, trips, quads, kick, fht, st, fs = (_L[x] for x in ("PAIRS", "TRIPS", "QUADS", "KICK", "FHT", "ST", "FS"))
-    one = _L_ONE
+    one, hbit, five_t = _L["ONE"].__getitem__, _L["HBIT"], _L["FIVE"]
+    group, kick, fht, st, fs = _L["GROUP"], _L["KICK"], _L["FHT"], _L["ST"], _L["FS"]
+    low61, natural, jokers, repeat = _t.LOW61, _t.NATURAL_BITS, _t.JOKER_BITS, _t.SUIT_REPEAT
     out = []
     for i, row in enumerate(rows):
-        bits = 0
-        for c in row:
-            bits += one[c]
+        bits = sum(map(one, row))  # one[-1] is the pad entry 255, as in the uint8 view
         if validate:
-            pads = bits >> 54
-            if (bits & _t.LOW54).bit_count() + pads != k or pads > k - 5:
+            pads = bits >> 61  # a Python int: never overflows
+            if (bits & low61).bit_count() + pads != k or pads > k - 5:
                 _diagnose(arr, i, 0)
-        wm = wexp[wl[i]] | _t.JOKER_BITS
+        wm = wl[i] * repeat | jokers
         w = (bits & wm).bit_count()
-        nat = bits & _t.LOW52 & ~wm
-        c0, c1, c2, c3 = nat & 0xFFFF, (nat >> 16) & 0xFFFF, (nat >> 32) & 0xFFFF, nat >> 48
-        ss = suitq[c0] | suitq[c1] << 4 | suitq[c2] << 8 | suitq[c3] << 12
-        mm = mq[c0] | mq[c1] << 4 | mq[c2] << 8 | mq[c3] << 12
-        five = base = 0
+        nat = bits & natural & ~wm
+        sa, sb, sc, sd = nat & 8191, (nat >> 16) & 8191, (nat >> 32) & 8191, nat >> 48
+        ab_or, ab_and, cd_or, cd_and = sa | sb, sa & sb, sc | sd, sc & sd
+        m1, m2 = ab_or | cd_or, ab_and | cd_and | (ab_or & cd_or)
+        m3, m4 = (ab_and & cd_or) | (cd_and & ab_or), ab_and & cd_and
         if w:
-            w5 = min(w, 5)
-            five = five_t[((mm >> (63, 48, 32, 16, 0, 0)[w5]) & 8191) | (8191 if w5 == 5 else 0)]
-            c1m1 = (mm > 0xFFFF) + (mm > 0xFFFFFFFF) + (mm > 0xFFFFFFFFFFFF)
-            mm |= hbit[(mm >> (c1m1 << 4)) & 8191] * spread_t[(c1m1 << 3) | min(w, 7)]
+            best = five_t[8191 if w >= 5 else (0, m4, m3, m2, m1)[w]]
+            c1 = 3 if m4 else 2 if m3 else 1 if m2 else 0
+            b = hbit[(m1, m2, m3, m4)[c1]]  # the wilds join the best group (_eval_tables.SPREAD)
+            m2 |= b if c1 < 1 <= c1 + w else 0
+            m3 |= b if c1 < 2 <= c1 + w else 0
+            m4 |= b if c1 < 3 <= c1 + w else 0
             base = min(w, 3) << 13
-        m1, m2, m3, m4 = mm & 8191, (mm >> 16) & 8191, (mm >> 32) & 8191, mm >> 48
-        best = max(five, st[base | m1], fs[base | (ss & 8191)], fs[base | ((ss >> 16) & 8191)],
-                   fs[base | ((ss >> 32) & 8191)], fs[base | (ss >> 48)])
-        h = pairs[m2]
-        best = max(best, (h & 0xFFFFFFFF) + kick[m1 ^ (h >> 32)])
-        h = trips[m3]
-        if h:
-            lo, hi = h & 0xFFFFFFFF, h >> 32
-            best = max(best, lo + kick[m1 ^ hi], lo + fht[m2 ^ hi])
-            h = quads[m4]
-            if h:
-                best = max(best, (h & 0xFFFFFFFF) + kick[m1 ^ (h >> 32)])
-        out.append(best)
+            best = max(best, st[base | m1], fs[base | sa], fs[base | sb], fs[base | sc], fs[base | sd])
+        else:
+            best = max(st[m1], fs[sa], fs[sb], fs[sc], fs[sd])
+        g = group[3 << 13 | m4 if m4 else 2 << 13 | m3 if m3 else 1 << 13 | m2 if m2 else m1]
+        head, info = g & 0xFFFFFFFF, g >> 32
+        out.append(max(best, head + kick[m1 ^ info], head + fht[m2 ^ info]))
     return out
