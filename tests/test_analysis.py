@@ -235,7 +235,7 @@ def test_load_stacks_runs_and_trajectories_start_at_the_stake(tmp_path):
     assert an.win_rates(res.games)["deals"].tolist() == [6, 6, 6]
     single = an.load(tmp_path / "one")
     traj = an.trajectories(single)
-    assert list(traj.columns) == ["run", "game_id", "hand_no", "seat", "strategy", "money"]
+    assert list(traj.columns) == ["run", "game_id", "deal_id", "rotation", "hand_no", "seat", "strategy", "money"]
     assert len(traj) == len(games) * 5  # hand 0 plus four hands, per seat
     assert (traj.loc[traj["hand_no"] == 0, "money"] == 100).all()
     last = traj[traj["hand_no"] == 4].merge(games, on=["game_id", "seat", "strategy"])
@@ -259,3 +259,17 @@ def test_entrant_labels_not_strategy_specs_name_the_rows():
     for table in (an.win_rates(games), an.mean_net(games), an.ratings(games)):
         assert sorted(table["strategy"]) == ["middle", "strong", "weak"]
     assert len(an.head_to_head(games)) == 6
+
+
+def test_trajectories_pick_different_deals_first():
+    games = make_games(n_deals=4)  # 3 rotations per deal
+    traj = an.trajectories(an.Results(games, make_hands(games, n_hands=2), {}), max_games=3)
+    picked = traj.drop_duplicates("game_id")
+    assert picked["deal_id"].tolist() == [0, 1, 2] and (picked["rotation"] == 0).all()
+
+
+def test_lineups_count_who_sat_together():
+    games = pd.concat([make_games(n_deals=2, skills={"a": 0, "b": 0}),
+                       make_games(n_deals=1, skills={"a": 0, "c": 0}).assign(game_id=lambda d: d["game_id"] + 100)])
+    out = an.lineups(games)
+    assert out.to_dict("list") == {"lineup": ["a, b", "a, c"], "games": [4, 2]}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from collections.abc import Iterable, Sequence
@@ -232,6 +233,19 @@ def game_length(games: pd.DataFrame, *, unit: str = "deal", level: float = LEVEL
     return out
 
 
+def lineups(games: pd.DataFrame) -> pd.DataFrame:
+    """Which entrants sat together, and in how many games: win share and net money depend on the lineup.
+
+    With more entrants than seats the runner plays a cycle of lineups; an entrant that missed the strongest
+    table looks better in win share than it is, which head-to-head and ratings correct for.
+    """
+    games = _require(games, ["game_id", "strategy"], "lineups")
+    keys = [c for c in _GAME_KEY if c in games.columns]
+    names = games.groupby(keys, observed=True)["strategy"].agg(lambda s: ", ".join(sorted(set(s))))
+    out = names.value_counts().rename_axis("lineup").reset_index(name="games")
+    return out.sort_values(["games", "lineup"], ascending=[False, True], kind="stable").reset_index(drop=True)
+
+
 # ---------------------------------------------------------------- ratings
 
 
@@ -256,7 +270,7 @@ def ratings(games: pd.DataFrame) -> pd.DataFrame:
     codes = per.groupby(keys, sort=False, observed=True).ngroup().to_numpy()
     starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1], True])
     all_names, all_ranks = per["strategy"].tolist(), per["rank"].tolist()
-    for a, b in zip(starts[:-1], starts[1:], strict=False):
+    for a, b in itertools.pairwise(starts.tolist()):
         if b - a < 2:
             continue
         names, mean_rank = all_names[a:b], all_ranks[a:b]
@@ -280,19 +294,22 @@ def ratings(games: pd.DataFrame) -> pd.DataFrame:
 
 
 def trajectories(results: Results, max_games: int | None = None) -> pd.DataFrame:
-    """Money per seat after every hand, long format (run, [experiment,] game_id, hand_no, seat, strategy, money).
+    """Money per seat after every hand, long format (run, experiment, game_id, deal_id, rotation, hand_no, seat,
+    strategy, money); hand 0 is the starting stack.
 
-    Hand 0 is the starting stack. ``max_games`` keeps only the first games (the hands table can be large).
+    ``max_games`` keeps the first rotation of the first deals (the hands table can be large).
     """
     games, hands = results.games, results.hands
     keys = [c for c in _GAME_KEY if c in hands.columns] or ["run", "game_id"]
-    cols = [*keys, "hand_no", "seat", "strategy", "money"]
+    deal = [c for c in ("deal_id", "rotation") if c in games.columns]
+    cols = [*keys, *deal, "hand_no", "seat", "strategy", "money"]
     if hands.empty:
         return pd.DataFrame(columns=cols)
     hands = _require(hands, ["game_id", "hand_no", "money_after"], "trajectories")
     games = _require(games, [*keys, "seat", "strategy"], "trajectories")
-    if max_games is not None:
-        chosen = games[keys].drop_duplicates().sort_values(keys, kind="stable").head(max_games)
+    if max_games is not None:  # the first rotation of the first deals: different cards in every panel
+        order = [c for c in ("run", "experiment", "rotation", "deal_id", "game_id") if c in games.columns]
+        chosen = games.drop_duplicates(keys).sort_values(order, kind="stable")[keys].head(max_games)
         hands = hands.merge(chosen, on=keys)
         games = games.merge(chosen, on=keys)
     money = hands["money_after"].map(lambda m: np.asarray(m, dtype=np.int64))
@@ -303,8 +320,9 @@ def trajectories(results: Results, max_games: int | None = None) -> pd.DataFrame
     if {"final_money", "net"} <= set(games.columns):
         start = games[[*keys, "seat"]].assign(hand_no=0, money=games["final_money"] - games["net"])
         long = pd.concat([start, long], ignore_index=True)
-    long = long.merge(games[[*keys, "seat", "strategy"]], on=[*keys, "seat"], how="left")
-    return long.sort_values([*keys, "hand_no", "seat"], kind="stable").reset_index(drop=True)[cols]
+    long = long.merge(games[[*keys, *deal, "seat", "strategy"]], on=[*keys, "seat"], how="left")
+    sort = [c for c in ("run", "experiment", "rotation", "deal_id", "game_id") if c in long.columns]
+    return long.sort_values([*sort, "hand_no", "seat"], kind="stable").reset_index(drop=True)[cols]
 
 
 # ---------------------------------------------------------------- headline
