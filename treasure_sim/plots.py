@@ -8,13 +8,14 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from .analysis import head_to_head_matrix
 
-# Okabe & Ito (2008), ordered so the first colours are the most distinct; safe for the common colour blindnesses.
-OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
+# Okabe & Ito (2008), safe for the common colour blindnesses; ordered so the look-alike pairs (blue/sky blue,
+# orange/vermillion) get different line styles in `plot_trajectories` (even index solid, odd dashed).
+OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#F0E442", "#000000")
 HEATMAP_CMAP = "cividis"  # perceptually uniform and readable with colour blindness
-_LINESTYLES = ("-", "--", ":", "-.")
 
 
 def strategy_colors(names: Iterable[str]) -> dict[str, str]:
@@ -185,10 +186,14 @@ def plot_seat_advantage(table: pd.DataFrame) -> Figure:
 
 
 def plot_trajectories(traj: pd.DataFrame, max_games: int = 6, colors: dict[str, str] | None = None) -> Figure:
-    """Money per seat over the hands of a few games (from `analysis.trajectories`), one panel per game."""
+    """Money per seat over the hands of a few games (from `analysis.trajectories`), one panel per game.
+
+    Line styles alternate along the palette (solid, dashed) so neighbouring colours stay apart in a panel.
+    """
     keys = [c for c in ("run", "experiment", "game_id") if c in traj.columns]
     chosen = traj[keys].drop_duplicates().head(max_games)
     colors = colors or strategy_colors(traj["strategy"].dropna())
+    base_style = {name: "-" if i % 2 == 0 else "--" for i, name in enumerate(colors)}
     n = max(1, len(chosen))
     cols = min(3, n)
     rows = -(-n // cols)
@@ -197,21 +202,25 @@ def plot_trajectories(traj: pd.DataFrame, max_games: int = 6, colors: dict[str, 
     for ax in axes[len(chosen):]:
         ax.set_visible(False)
     seen: dict[str, object] = {}
+    many_runs = "run" in traj.columns and traj["run"].nunique() > 1
     for ax, key in zip(axes, chosen.itertuples(index=False), strict=False):
         game = traj.merge(pd.DataFrame([key], columns=keys), on=keys)
-        repeats: dict[str, int] = {}  # a strategy in several seats gets a new line style per seat
+        repeats: dict[str, int] = {}  # a strategy in several seats: dotted styles for its other seats
         for seat, g in game.groupby("seat", sort=True):
             name = str(g["strategy"].iloc[0])
-            style = _LINESTYLES[repeats.get(name, 0) % len(_LINESTYLES)]
-            repeats[name] = repeats.get(name, 0) + 1
+            k = repeats[name] = repeats.get(name, -1) + 1
+            style = base_style.get(name, "-") if k == 0 else (":", "-.")[k % 2]
             (line,) = ax.plot(g["hand_no"], g["money"], color=colors.get(name, "0.5"), linestyle=style,
                               linewidth=1.4, label=name)
             seen.setdefault(name, line)
             ax.annotate(f"s{seat}", (g["hand_no"].iloc[-1], g["money"].iloc[-1]), xytext=(3, 0),
                         textcoords="offset points", fontsize=7, va="center", color=colors.get(name, "0.5"))
-        ax.set_title(f"game {key[-1]}" + (f" ({key[0]})" if len(keys) > 1 and traj["run"].nunique() > 1 else ""),
-                     fontsize=10)
+        title = f"game {game['game_id'].iloc[0]}"
+        if {"deal_id", "rotation"} <= set(game.columns):
+            title += f" (deal {game['deal_id'].iloc[0]}, rotation {game['rotation'].iloc[0]})"
+        ax.set_title(title + (f" {game['run'].iloc[0]}" if many_runs else ""), fontsize=10)
         ax.set_xlabel("hand")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.grid(alpha=0.3)
     for ax in axes[::cols]:
         ax.set_ylabel("money (chips)")
