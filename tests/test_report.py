@@ -1,0 +1,80 @@
+"""The report command: figures and report.md for a results directory, synthetic and real."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import pytest
+from test_analysis import make_games, make_hands
+
+from treasure_sim import report
+from treasure_sim.backends import run_experiment
+from treasure_sim.experiment import parse_toml
+from treasure_sim.records import ResultsError
+
+FIGURES = {"win_shares.png", "mean_net.png", "head_to_head.png", "ratings.png", "seat_advantage.png",
+           "trajectories.png"}
+
+
+def _synthetic_dir(path):
+    games = make_games(n_deals=8, skills={"alpha": 1.0, "beta": 0.0, "gamma": -1.0})
+    (path / "games").mkdir(parents=True)
+    (path / "hands").mkdir()
+    games.to_parquet(path / "games" / "part-000000000-000000008.parquet")
+    make_hands(games, n_hands=5).to_parquet(path / "hands" / "part-000000000-000000008.parquet")
+    (path / "manifest.json").write_text(json.dumps({"experiment": "exp", "status": "complete", "seed": 0,
+                                                    "rules": {"jokers": 0}}))
+    return path
+
+
+def test_report_command_writes_figures_and_markdown(tmp_path, capsys):
+    data = _synthetic_dir(tmp_path / "run")
+    parser = argparse.ArgumentParser(prog="treasure-sim")
+    report.register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["report", str(data), "--out", str(tmp_path / "elsewhere")])
+    assert args.func(args) == 0
+    md = tmp_path / "elsewhere" / "report.md"
+    assert str(md) in capsys.readouterr().out
+    assert not (data / "report").exists()
+    assert {p.name for p in md.parent.iterdir()} >= FIGURES
+    for name in FIGURES:
+        assert (md.parent / name).read_bytes()[:4] == b"\x89PNG"
+    text = md.read_text()
+    for name in FIGURES:
+        assert f"]({name})" in text  # linked relative to report.md
+    assert "| alpha | " in text and "per-deal means" in text
+    assert "jokers = 0" in text  # rules that differ from the defaults are named
+    head = text[text.index("## Headline"):text.index("## Win share")]
+    assert head.index("| alpha") < head.index("| beta") < head.index("| gamma")
+    assert "lineups" not in head  # everyone met everyone
+
+
+def test_report_on_a_folder_without_results_is_a_clean_error(tmp_path):
+    args = argparse.Namespace(dir=tmp_path / "nothing", out=None)
+    with pytest.raises(ResultsError, match="not a results directory"):
+        report._main(args)
+
+
+def test_report_on_a_real_run(tmp_path):
+    exp = parse_toml("""
+name = "report-test"
+deals = 4
+table_size = 2
+[[entrants]]
+strategy = "random"
+[[entrants]]
+strategy = "random"
+label = "random-no-hearts"
+params = { draw_chance = 0.0 }
+[rules]
+max_hands = 40
+""")
+    out = tmp_path / "report-test"
+    assert run_experiment(exp, out, workers=1, progress=False).status == "complete"
+    md = report.run_report(out)
+    assert md == out / "report" / "report.md"  # next to the data by default
+    text = md.read_text()
+    assert {p.name for p in md.parent.iterdir()} >= FIGURES
+    assert "| random-no-hearts |" in text and "8 games from 4 deals" in text
+    assert "`random-no-hearts` = random" in text

@@ -1,0 +1,214 @@
+"""The `report` command: PNG figures and a markdown summary of a results directory, next to the data."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from . import analysis as an
+from . import plots
+from .records import ResultsError
+
+TRAJECTORY_GAMES = 6
+
+
+def _ci(mean: float, low: float, high: float, fmt: str) -> str:
+    if math.isnan(low):
+        return f"{mean:{fmt}}"
+    return f"{mean:{fmt}} [{low:{fmt}}, {high:{fmt}}]"
+
+
+def _md_table(header: Sequence[str], rows: Sequence[Sequence[Any]], align: str | None = None) -> str:
+    """A GitHub markdown table (no tabulate dependency); ``align`` is one of l/r per column."""
+    align = align or "l" + "r" * (len(header) - 1)
+    rule = ["---:" if a == "r" else "---" for a in align]
+    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(rule) + " |"]
+    lines += ["| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def headline(games: pd.DataFrame, rated: pd.DataFrame | None = None) -> str:
+    """The headline table: per strategy win share, net money and rating, each with its uncertainty."""
+    s = an.summary(games, rated=rated)
+    labelled = games.assign(strategy=games["entrant"].astype(str)) if "entrant" in games else games
+    per = labelled.groupby("strategy", observed=True)
+    extra = pd.DataFrame({"errors": per["errors"].sum() if "errors" in games else 0,
+                          "ms": per["decision_time"].mean() * 1000 if "decision_time" in games else math.nan})
+    rows = []
+    for r in s.itertuples():
+        rows.append([r.strategy, _ci(r.win_share, r.win_low, r.win_high, ".3f"), f"{r.fair:.3f}",
+                     _ci(r.net, r.net_low, r.net_high, "+.1f"), f"{r.mu:.1f} ± {r.sigma:.1f}", f"{r.ordinal:.1f}",
+                     r.games, int(extra.loc[r.strategy, "errors"]), f"{extra.loc[r.strategy, 'ms']:.3f}"])
+    header = ["strategy", "win share [95% CI]", "equal share", "mean net, chips [95% CI]", "rating mu ± sigma",
+              "ordinal", "games", "bot errors", "ms / decision"]
+    return _md_table(header, rows)
+
+
+def _h2h_table(h2h: pd.DataFrame, order: list[str]) -> str:
+    share = an.head_to_head_matrix(h2h, "mean", order)
+    low, high = an.head_to_head_matrix(h2h, "ci_low", order), an.head_to_head_matrix(h2h, "ci_high", order)
+    rows = [[a] + ["—" if math.isnan(share.loc[a, b]) else _ci(share.loc[a, b], low.loc[a, b], high.loc[a, b], ".2f")
+                   for b in share.columns] for a in share.index]
+    return _md_table(["row ahead of column", *share.columns], rows)
+
+
+def _seat_table(seats: pd.DataFrame) -> str:
+    rows = [[int(r.n_players), int(r.seat), _ci(r.mean, r.ci_low, r.ci_high, ".3f"), f"{r.fair:.3f}", r.deals]
+            for r in seats.itertuples()]
+    return _md_table(["players", "seat (0 = first dealer)", "win share [95% CI]", "equal share", "deals"], rows)
+
+
+def _length_table(length: pd.DataFrame) -> str:
+    r = length.iloc[0]
+    ends = ", ".join(f"{c.removeprefix('ended_')} {r[c]:.0%}" for c in length.columns if c.startswith("ended_"))
+    return _md_table(["hands per game [95% CI]", "games", "deals", "how games ended"],
+                     [[_ci(r["mean"], r["ci_low"], r["ci_high"], ".1f"), int(r["games"]), int(r["deals"]), ends]],
+                     align="rrrl")
+
+
+def _setup(manifest: dict[str, Any], games: pd.DataFrame) -> list[str]:
+    """What was run, from the manifest: enough to know what the numbers are about."""
+    config = manifest.get("config", {})
+    lines = []
+    deals = games["deal_id"].nunique() if "deal_id" in games else games["game_id"].nunique()
+    lines.append(f"- {games['game_id'].nunique()} games from {deals} deals"
+                 + (f"; table size {config['table_size']}, rotate = {str(config.get('rotate')).lower()}"
+                    if "table_size" in config else ""))
+    if config.get("entrants"):
+        who = "; ".join(f"`{e['label']}` = {e['strategy']}" + (f" {json.dumps(e['params'])}" if e.get("params") else "")
+                        for e in config["entrants"])
+        lines.append(f"- entrants: {who}")
+    rules = manifest.get("rules") or config.get("rules")
+    if rules:
+        from .rules import RuleSet
+
+        default = RuleSet().to_dict()
+        changed = {k: v for k, v in rules.items() if default.get(k) != v}
+        lines.append("- rules: " + (", ".join(f"{k} = {v}" for k, v in changed.items()) if changed
+                                    else "the defaults (the card plus RULES.md)"))
+    if manifest.get("seed") is not None:
+        lines.append(f"- seed {manifest['seed']}, treasure-sim {manifest.get('package_version', '?')}")
+    if manifest.get("status") not in (None, "complete"):
+        lines.append(f"- **run status: {manifest['status']}** — only the {len(games)} rows on disk are analysed")
+    return lines
+
+
+def _save(fig: Any, path: Path) -> str:
+    fig.savefig(path, dpi=120)
+    return path.name
+
+
+def _section(res: an.Results, games: pd.DataFrame, out: Path, prefix: str, manifest: dict[str, Any]) -> list[str]:
+    """One experiment's tables and figures; returns its markdown lines."""
+    rated = an.ratings(games)
+    wins, net = an.win_rates(games), an.mean_net(games)
+    order = wins["strategy"].tolist()
+    colors = plots.strategy_colors(order)
+    h2h, seats, length = an.head_to_head(games), an.seat_advantage(games), an.game_length(games)
+    md = [*_setup(manifest, games), "",
+          f"Intervals: {wins.attrs['method']}. Card luck is shared by a deal's rotations, so averaging them first "
+          "removes it; an interval that overlaps another (or the equal share) means the data cannot tell them apart.",
+          "", "## Headline", "", headline(games, rated), ""]
+    tables = an.lineups(games)
+    if len(tables) > 1:
+        md.extend([f"Not every entrant met the same opponents ({len(tables)} lineups: "
+                   + "; ".join(f"{r.lineup} ({r.games} games)" for r in tables.itertuples())
+                   + "). Win share and net money depend on who else sat at the table, so compare entrants by "
+                   "head-to-head (only games where both sat) and ratings (which weigh each finish by the strength "
+                   "of the opponents), not by win share alone.", ""])
+
+    def figure(title: str, name: str, fig: Any, text: str, table: str | None = None) -> None:
+        md.extend([f"## {title}", "", text, ""])
+        if table:
+            md.extend([table, ""])
+        md.extend([f"![{title}]({_save(fig, out / f'{prefix}{name}.png')})", ""])
+
+    figure("Win share", "win_shares", plots.plot_win_shares(wins, colors),
+           "Share of games each strategy finished with the most chips (ties split). The dashed line is what an "
+           "equal player would get.")
+    figure("Mean net money", "mean_net", plots.plot_mean_net(net, colors),
+           "Chips won or lost per game on average; 0 is break even.")
+    if not h2h.empty:
+        figure("Head-to-head", "head_to_head", plots.plot_head_to_head(h2h, order),
+               "Each cell: in games where both sat, how often the row strategy finished ahead of the column one "
+               "(ties count half). Above 0.5 the row is ahead.", _h2h_table(h2h, order))
+    figure("Ratings", "ratings", plots.plot_ratings(rated, colors),
+           "OpenSkill Plackett–Luce ratings from each game's finishing order: mu is the skill estimate, sigma its "
+           "uncertainty; the ordinal mu − 3·sigma is a conservative ranking.")
+    figure("Seat advantage", "seat_advantage", plots.plot_seat_advantage(seats),
+           "Win share by seat relative to the first dealer (seat 1 acts first). Bars far from the dashed line "
+           "mean position matters under these rules.", _seat_table(seats))
+    md.extend(["## Game length", "", _length_table(length), ""])
+    traj = an.trajectories(an.Results(games, res.hands, res.manifests), max_games=TRAJECTORY_GAMES)
+    if not traj.empty:
+        figure("Money trajectories", "trajectories", plots.plot_trajectories(traj, TRAJECTORY_GAMES, colors),
+               f"Stacks over the hands of the first {traj['game_id'].nunique()} games: what a game looks like, "
+               "not evidence of skill.")
+    return md
+
+
+def run_report(results_dir: str | Path, out_dir: str | Path | None = None) -> Path:
+    """Write the figures and ``report.md`` for a results directory (default: ``DIR/report``); return report.md."""
+    results_dir = Path(results_dir)
+    res = an.load(results_dir)
+    if res.games.empty:
+        raise ValueError(f"{results_dir} holds no finished games yet")
+    out = Path(out_dir) if out_dir is not None else results_dir / "report"
+    out.mkdir(parents=True, exist_ok=True)
+    manifest = next(iter(res.manifests.values()), {})
+    experiments = sorted(res.games["experiment"].astype(str).unique()) if "experiment" in res.games else [None]
+    md = [f"# Treasure Poker results: {', '.join(e for e in experiments if e) or results_dir.name}", "",
+          f"Data: `{results_dir}`", ""]
+    for name in experiments:
+        games = res.games if name is None else res.games[res.games["experiment"].astype(str) == name]
+        hands = res.hands
+        if name is not None and "experiment" in hands:
+            hands = hands[hands["experiment"].astype(str) == name]
+        if len(experiments) > 1:
+            md.extend([f"# Experiment {name}", ""])
+        prefix = f"{name}_" if len(experiments) > 1 else ""
+        md.extend(_section(an.Results(games, hands, res.manifests), games, out, prefix,
+                           manifest if manifest.get("experiment") in (None, name) else {}))
+    path = out / "report.md"
+    path.write_text("\n".join(md).rstrip() + "\n", encoding="utf-8")
+    return path
+
+
+def _main(args: argparse.Namespace) -> int:
+    try:
+        path = run_report(args.dir, args.out)
+    except (FileNotFoundError, ValueError) as err:  # the CLI prints these in one line, exit code 2
+        raise ResultsError(str(err)) from None
+    print(f"report written to {path} (figures beside it in {path.parent})")
+    return 0
+
+
+def register(subparsers: Any) -> argparse.ArgumentParser:
+    """Add ``report DIR [--out OUTDIR]`` to a CLI's subparsers; the handler is ``args.func(args)``."""
+    parser = subparsers.add_parser(
+        "report", help="figures and a markdown summary of a results directory",
+        description="Write win shares, net money, head-to-head, ratings, seat advantage and money trajectories "
+                    "as PNGs plus report.md, each estimate with its 95% interval over deals.")
+    parser.add_argument("dir", type=Path, help="a results directory written by `treasure-sim run`")
+    parser.add_argument("--out", type=Path, default=None, help="where to write (default: DIR/report)")
+    parser.set_defaults(func=_main)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m treasure_sim.report DIR``: the command without the main CLI."""
+    parser = argparse.ArgumentParser(prog="treasure-sim")
+    register(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(["report", *(argv if argv is not None else sys.argv[1:])])
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
