@@ -142,6 +142,14 @@ def test_all_in_for_less_than_a_min_raise_is_allowed():
     assert players[0].bets[0].min_raise_to == 21  # 11 + the largest raise, 10: the short one does not count
 
 
+def test_no_raise_when_nobody_else_could_put_in_more():
+    # seat 0 goes all in for 29; seat 1 could raise, but seat 2 has only 9 left: a raise could only come back
+    players = bots(3, {0: ["raise 29"]})
+    rec = Game(players, money=[30, 100, 10], dealer=2).play_hand()
+    assert players[1].bets[0].legal == ("fold", "call") and players[1].bets[0].max_raise_to == 0
+    assert rec.errors == ()
+
+
 def test_pot_limit_maximum():
     players = bots(3, {1: ["raise 3"], 2: ["raise 12"], 0: ["raise 43"]})
     rec = Game(players, RuleSet(betting="pot-limit")).play_hand()

@@ -30,7 +30,8 @@ def bet_limits(
 
     ``largest_raise`` is the largest bet or raise increment so far this round, ``raises`` the
     number of bets and raises so far, ``pot`` every chip committed this hand including this
-    round's bets, ``can_be_answered`` whether another player could still respond to a raise.
+    round's bets, ``can_be_answered`` whether another player still in could put in more than
+    ``high`` (if not, a raise could only come back as an uncalled bet).
     A player may always go all in, even for less than a full raise.
     """
     to_call = min(high - my_bet, stack)

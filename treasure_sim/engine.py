@@ -289,7 +289,8 @@ class Game:
             if s not in pending:
                 continue
             pending.discard(s)
-            answerable = any(money[o] > 0 and not folded[o] for o in order if o != s)
+            # a raise needs someone else who could put in more than the current high bet
+            answerable = any(bets[o] + money[o] > high and not folded[o] for o in order if o != s)
             lim = bet_limits(rules, h.round, high, bets[s], money[s], largest, raises, sum(committed), answerable)
             legal = (FOLD, CHECK if lim.to_call == 0 else CALL) + ((RAISE,) if lim.max_raise_to else ())
             obs = observe(t, h, s, "bet", lim.to_call, lim.min_raise_to, lim.max_raise_to, legal)
