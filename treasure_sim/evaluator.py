@@ -14,7 +14,6 @@ CATEGORY_NAMES = (
     "high card", "one pair", "two pair", "three of a kind", "straight",
     "flush", "full house", "four of a kind", "straight flush", "five of a kind",
 )  # fmt: skip
-MAX_COLUMNS = 64
 BLOCK = 16384
 SMALL = 16  # up to this many rows, plain Python ints beat numpy's per-call overhead (a showdown)
 
@@ -52,8 +51,6 @@ def _as_rows(cards: object) -> np.ndarray:
         arr = arr[None, :]
     if arr.ndim != 2:
         raise ValueError(f"cards must be one hand (1-D) or rows of hands (2-D), got shape {arr.shape}")
-    if arr.shape[1] > MAX_COLUMNS:
-        raise ValueError(f"rows have {arr.shape[1]} columns; at most {MAX_COLUMNS} are supported")
     return arr
 
 
@@ -124,8 +121,23 @@ def evaluate(cards: object, wild_ranks: int | np.ndarray = 0, *, validate: bool 
     return out
 
 
+# How a block of rows is scored (the tables are built in _eval_tables):
+# 1. A card bitset per row: natural (rank r, suit s) is bit 16 * s + r, Jokers sit in spare bits, pads
+#    count on top. A card given twice makes a carry, which the validity check sees as a lost bit.
+# 2. Wild cards (Jokers, and naturals whose rank is in the row's mask) leave the natural bits; w counts them.
+# 3. A uint16 view gives the four suit masks; bit logic gives the count classes m1..m4 (ranks held at
+#    least 1..4 times), packed side by side in one uint64.
+# 4. Candidates, each the best hand of one pattern; their max is the score, since when a pattern's
+#    best hand is really of a higher category, that category is a candidate too:
+#    - five of a kind: the highest rank held >= 5 - w times (aces when w >= 5);
+#    - straight (<= w gaps filled) and, per suit, flush / straight flush from (w, mask) tables; in a
+#      flush every wild is an ace (a wild may copy a card present), which is best rank by rank;
+#    - rank groups: if five of a kind is out of reach, all wilds join the best group (the highest rank
+#      among those held most): that gives the largest group possible, and splitting wilds never helps
+#      (w = 1 makes two pair a full house, w = 2 makes a pair quads, w = 3 makes a single quads). The
+#      top group then indexes GROUP, kickers come from m1, and a full house adds the best other pair.
 def _score_block(cards: np.ndarray, wild: int | np.ndarray, validate: bool, row0: int) -> np.ndarray:
-    """The vectorized kernel: bitset -> per-suit / count-class rank masks -> table lookups."""
+    """The vectorized kernel for one block of rows (int8 ids); see the steps above."""
     n, k = cards.shape
     ids = cards.view(np.uint8)  # -1 pads read as 255: non-negative indices take faster
     bits = pads = None
@@ -271,7 +283,7 @@ def best_quintet(cards: object, wild_ranks: int = 0) -> Quintet:
     target = int(evaluate(arr, wild)[0])
     real = arr[0][arr[0] >= 0].astype(np.int8)
     subsets = real[np.array(list(combinations(range(real.size), 5)), dtype=np.intp)]
-    scores = _score_block(subsets, wild, False, 0)
+    scores = evaluate(subsets, wild, validate=False)
     is_wild = (subsets >= 52) | ((wild >> (subsets.astype(np.int64) >> 2)) & 1).astype(bool)
     cost = np.where(scores == target, is_wild.sum(axis=1), 99)
     chosen = subsets[int(np.argmin(cost))].tolist()
@@ -292,12 +304,14 @@ def best_quintet(cards: object, wild_ranks: int = 0) -> Quintet:
         stands.append(rank * 4 + suit)
     return Quintet(tuple(chosen), tuple(zip(wilds, stands, strict=True)), target, cat, describe(target))
 
+
 # The same algorithm on Python ints, for showdown-sized batches where numpy's per-call overhead
 # (about a microsecond a call, ~70 calls) would dominate. Tested equal to the block kernel.
 _L = {name: _T[name].tolist() for name in ("ONE", "HBIT", "FIVE", "GROUP", "KICK", "FHT", "ST", "FS")}
 
 
 def _score_small(arr: np.ndarray, wild_ranks: object, validate: bool) -> list[int]:
+    """Scores of a few rows, step for step as _score_block but branching instead of masking."""
     n, k = arr.shape
     rows = arr.tolist()
     if isinstance(wild_ranks, int) and not isinstance(wild_ranks, bool) and 0 <= wild_ranks <= 8191:
