@@ -282,6 +282,23 @@ def test_bad_wild_masks_are_named(n):
         evaluate(hands, masks.astype(float))
 
 
+@pytest.mark.parametrize("n", [3, 40_000], ids=["python-path", "block-path"])
+def test_wide_rows_with_many_pads(n):
+    """Pads are counted seven columns at a time, so 25 pads in a 30-column row are fine."""
+    hands = np.full((n, 30), -1, np.int8)
+    hands[:, [0, 6, 13, 21, 29]] = parse_cards("As Ks Qs Js Ts")
+    royal = score("As Ks Qs Js Ts")
+    assert (evaluate(hands) == royal).all() and (evaluate(hands[:, ::-1]) == royal).all()
+    hands[n - 1, 29] = -1
+    with pytest.raises(ValueError, match=rf"^row {n - 1}: only 4 real cards"):
+        evaluate(hands)
+    hands[n - 1, 28] = hands[n - 1, 0]
+    with pytest.raises(ValueError, match=rf"^row {n - 1}: card As appears twice .columns 0 and 28."):
+        evaluate(hands)
+    with pytest.raises(ValueError, match=r"^row 0: only 4 real cards"):
+        evaluate(np.tile(np.arange(4, dtype=np.int8), (n, 1)))
+
+
 def test_bad_shapes_and_types():
     with pytest.raises(ValueError, match="integer card ids"):
         evaluate(np.zeros((2, 7)))
