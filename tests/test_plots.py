@@ -113,3 +113,13 @@ def test_colours_are_okabe_ito_and_stable():
     c = plots.strategy_colors(["b", "a", "c"])
     assert c == plots.strategy_colors(["c", "a", "b"])
     assert set(c.values()) <= set(plots.OKABE_ITO)
+
+
+def test_estimates_from_few_deals_are_marked():
+    few = make_games(n_deals=4, skills={"x": 1.0, "y": 0.0})
+    fig = plots.plot_head_to_head(an.head_to_head(few))
+    assert all("(4 deals)" in t.get_text() for t in fig.axes[0].texts)
+    fig = plots.plot_win_shares(an.win_rates(few))
+    assert all("(4 deals)" in t.get_text() for t in _bar_axes(fig).texts)
+    many = plots.plot_win_shares(an.win_rates(make_games(n_deals=plots.FEW_DEALS)))
+    assert not any("deals" in t.get_text() for t in _bar_axes(many).texts)

@@ -15,6 +15,7 @@ from .analysis import head_to_head_matrix
 # Okabe & Ito (2008), safe for the common colour blindnesses; ordered so the look-alike pairs (blue/sky blue,
 # orange/vermillion) get different line styles in `plot_trajectories` (even index solid, odd dashed).
 OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#F0E442", "#000000")
+FEW_DEALS = 10  # below this, intervals are marked with their number of deals
 HEATMAP_CMAP = "cividis"  # perceptually uniform and readable with colour blindness
 
 
@@ -28,6 +29,11 @@ def _errors(table: pd.DataFrame) -> np.ndarray:
     low = (table["mean"] - table["ci_low"]).fillna(0).clip(lower=0)
     high = (table["ci_high"] - table["mean"]).fillna(0).clip(lower=0)
     return np.vstack([low.to_numpy(dtype=float), high.to_numpy(dtype=float)])
+
+
+def _few(deals: float | None, sep: str = "  ") -> str:
+    """A mark on estimates from few deals, whose t interval is only a rough guide (it can even be empty)."""
+    return f"{sep}({int(deals)} deals)" if deals is not None and deals == deals and deals < FEW_DEALS else ""
 
 
 def _figure(n_rows: int, width: float = 8.0) -> Figure:
@@ -61,6 +67,7 @@ def _hbars(table: pd.DataFrame, xlabel: str, title: str, fmt: str, ref: float | 
     ax.set_yticks(y, table["strategy"])
     for yi, row in zip(y, table.itertuples(), strict=True):  # the numbers, in a column right of the axes
         interval = "" if np.isnan(row.ci_low) else f"  [{row.ci_low:{fmt}}, {row.ci_high:{fmt}}]"
+        interval += _few(getattr(row, "deals", None))
         ax.annotate(f"{row.mean:{fmt}}{interval}", (1.0, yi), xycoords=("axes fraction", "data"), xytext=(8, 0),
                     textcoords="offset points", va="center", fontsize=8, family="monospace")
     if ref is not None:
@@ -102,6 +109,7 @@ def plot_head_to_head(h2h: pd.DataFrame, order: Sequence[str] | None = None) -> 
     """
     share = head_to_head_matrix(h2h, "mean", order)
     low, high = head_to_head_matrix(h2h, "ci_low", order), head_to_head_matrix(h2h, "ci_high", order)
+    deals = head_to_head_matrix(h2h, "deals", order) if "deals" in h2h else None
     n = len(share)
     fig = Figure(figsize=(max(5.0, 2.2 + 1.1 * n), max(4.0, 1.6 + 0.9 * n)), layout="constrained")
     ax = fig.add_subplot()
@@ -114,6 +122,8 @@ def plot_head_to_head(h2h: pd.DataFrame, order: Sequence[str] | None = None) -> 
             text = f"{v:.2f}"
             if not np.isnan(low.iat[i, j]):
                 text += f"\n[{low.iat[i, j]:.2f}, {high.iat[i, j]:.2f}]"
+            if deals is not None:
+                text += _few(deals.iat[i, j], "\n")
             ax.text(j, i, text, ha="center", va="center", fontsize=8, color="white" if v < 0.55 else "black")
     ax.set_xticks(range(n), share.columns, rotation=30, ha="right", rotation_mode="anchor")
     ax.set_yticks(range(n), share.index)
