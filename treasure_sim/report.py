@@ -114,7 +114,8 @@ def _section(res: an.Results, games: pd.DataFrame, out: Path, prefix: str, manif
     h2h, seats, length = an.head_to_head(games), an.seat_advantage(games), an.game_length(games)
     md = [*_setup(manifest, games), "",
           f"Intervals: {wins.attrs['method']}. Card luck is shared by a deal's rotations, so averaging them first "
-          "removes it; an interval that overlaps another (or the equal share) means the data cannot tell them apart.",
+          "removes it; an interval that overlaps another (or the equal share) means the data cannot tell them apart. "
+          f"Figures mark estimates from fewer than {plots.FEW_DEALS} deals: their interval is only a rough guide.",
           "", "## Headline", "", headline(games, rated), ""]
     tables = an.lineups(games)
     if len(tables) > 1:
