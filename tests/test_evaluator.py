@@ -138,6 +138,18 @@ def test_random_five_card_hands_match_reference():
     assert evaluate(hands, masks)[:200].tolist() == expected
 
 
+def test_any_size_is_the_best_five_card_subset():
+    """6-13 card hands with wilds: the score is the max over all 5-subsets (five-card scoring is
+    checked above against the brute force and exhaustively in test_evaluator_exhaustive)."""
+    rng = np.random.default_rng(RNG_SEED + 8)
+    for k in range(6, 14):
+        hands = random_hands(rng, 300, k)
+        masks = random_masks(rng, 300)
+        subsets = hands[:, np.array(list(combinations(range(k), 5)))]  # (40, C(k, 5), 5)
+        per_subset = evaluate(subsets.reshape(-1, 5), np.repeat(masks, subsets.shape[1]))
+        assert (evaluate(hands, masks) == per_subset.reshape(300, -1).max(axis=1)).all()
+
+
 # --- natural hands against eval7 and treys ---------------------------------------------------------
 
 
