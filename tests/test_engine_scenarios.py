@@ -198,7 +198,7 @@ def test_the_odd_chip_goes_to_the_first_winner_in_turn_order():
                 deck=stacked(3, hole, dealer=1, new="8h", shared="As Ks Qs Js Ts"))
     rec = game.play_hand()
     assert rec.pots[0].amount == 3 and rec.pots[0].winners == (2, 1) and rec.pots[0].shares == (2, 1)
-    assert rec.payouts == (-1, 0, 1)
+    assert rec.payouts == (-1, 0, 1) and "14 pot $3 split: seat 2 $2, seat 1 $1" in str(rec)
 
 
 def test_ties_split_equally():

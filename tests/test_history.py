@@ -42,8 +42,7 @@ def test_a_full_hand_history_follows_the_steps():
                  "16 seat 1 puts Qd under the deck and steals 7h from seat 0",
                  "zones after: seat 0 []; seat 1 [7h]; seat 2 [5c]"]:
         assert line in text, line
-    assert re.search(r"^14 main pot \$30 to seat \d", text, flags=re.M)
-    assert re.search(r"^14 side pot 1 \$22 to seat \d", text, flags=re.M)
+    assert "14 main pot $30 to seat 0\n14 side pot 1 $22 to seat 1\n" in text
     assert "13 seat 0 shows 7s 2d As 2c 7c Th -> " in text
 
 

@@ -178,9 +178,11 @@ def format_hand(rec: HandRecord) -> str:
         out.append(f"   uncalled ${rec.returned[1]} returned to seat {rec.returned[0]}")
     for i, p in enumerate(rec.pots):
         label = "pot" if len(rec.pots) == 1 else "main pot" if i == 0 else f"side pot {i}"
-        won = ", ".join(f"seat {w} ${c}" for w, c in zip(p.winners, p.shares, strict=True))
-        shown = "" if rec.shown else " (unshown)"
-        out.append(f"14 {label} ${p.amount} to {won}{shown}")
+        if len(p.winners) == 1:
+            won = f"to seat {p.winners[0]}" + ("" if rec.shown else " (unshown)")
+        else:
+            won = "split: " + ", ".join(f"seat {w} ${c}" for w, c in zip(p.winners, p.shares, strict=True))
+        out.append(f"14 {label} ${p.amount} {won}")
     if rec.last_folder is None:
         if rec.new_treasure:
             out.append("14 nobody folded: the New Treasure goes back into the deck")
