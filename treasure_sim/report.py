@@ -25,6 +25,10 @@ def _ci(mean: float, low: float, high: float, fmt: str) -> str:
     return f"{mean:{fmt}} [{low:{fmt}}, {high:{fmt}}]"
 
 
+def _num(x: float, fmt: str) -> str:
+    return "—" if math.isnan(x) else f"{x:{fmt}}"
+
+
 def _md_table(header: Sequence[str], rows: Sequence[Sequence[Any]], align: str | None = None) -> str:
     """A GitHub markdown table (no tabulate dependency); ``align`` is one of l/r per column."""
     align = align or "l" + "r" * (len(header) - 1)
@@ -39,15 +43,16 @@ def headline(games: pd.DataFrame, rated: pd.DataFrame | None = None) -> str:
     s = an.summary(games, rated=rated)
     labelled = games.assign(strategy=games["entrant"].astype(str)) if "entrant" in games else games
     per = labelled.groupby("strategy", observed=True)
-    extra = pd.DataFrame({"errors": per["errors"].sum() if "errors" in games else 0,
-                          "ms": per["decision_time"].mean() * 1000 if "decision_time" in games else math.nan})
+    none = pd.Series(math.nan, index=s["strategy"])
+    errors = per["errors"].sum() if "errors" in labelled else none
+    ms = per["decision_time"].mean() * 1000 if "decision_time" in labelled else none
     rows = []
     for r in s.itertuples():
         rows.append([r.strategy, _ci(r.win_share, r.win_low, r.win_high, ".3f"), f"{r.fair:.3f}",
                      _ci(r.net, r.net_low, r.net_high, "+.1f"), f"{r.mu:.1f} ± {r.sigma:.1f}", f"{r.ordinal:.1f}",
-                     r.games, int(extra.loc[r.strategy, "errors"]), f"{extra.loc[r.strategy, 'ms']:.3f}"])
+                     r.games, r.deals, _num(errors[r.strategy], ".0f"), _num(ms[r.strategy], ".3f")])
     header = ["strategy", "win share [95% CI]", "equal share", "mean net, chips [95% CI]", "rating mu ± sigma",
-              "ordinal", "games", "bot errors", "ms / decision"]
+              "ordinal", "games", "deals", "bot errors", "ms / decision"]
     return _md_table(header, rows)
 
 
@@ -208,7 +213,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="treasure-sim")
     register(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(["report", *(argv if argv is not None else sys.argv[1:])])
-    return args.func(args)
+    try:
+        return args.func(args)
+    except ResultsError as err:
+        print(f"treasure-sim report: error: {err}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":
