@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import combinations
+from typing import NoReturn
 
 import numpy as np
+import numpy.typing as npt
 
 from . import _eval_tables as _t
 from .cards import RANK_NAMES, format_card, parse_cards
@@ -25,7 +27,7 @@ _LOW61, _NATURAL, _JOKERS, _REPEAT = (_U64(x) for x in (_t.LOW61, _t.NATURAL_BIT
 _MASK13 = _U64(_t.ALL_RANKS)
 
 
-def _fail(row: int, why: str) -> None:
+def _fail(row: int, why: str) -> NoReturn:
     raise ValueError(f"row {row}: {why}")
 
 
@@ -62,7 +64,7 @@ def _check_ids(arr: np.ndarray) -> None:
         _fail(int(row), f"card id {int(arr[row, col])} at column {int(col)} is out of range -1..53")
 
 
-def _diagnose(arr: np.ndarray, local: int, row0: int) -> None:
+def _diagnose(arr: np.ndarray, local: int, row0: int) -> NoReturn:
     """Say why a row failed the cheap bitset check: too few cards or a card twice."""
     ids, row = [int(c) for c in arr[local]], row0 + local
     seen: dict[int, int] = {}
@@ -95,7 +97,7 @@ def _wild_masks(wild_ranks: object, n: int) -> int | np.ndarray:
     return arr.astype(np.uint16)
 
 
-def evaluate(cards: object, wild_ranks: int | np.ndarray = 0, *, validate: bool = True) -> np.ndarray:
+def evaluate(cards: npt.ArrayLike | str, wild_ranks: npt.ArrayLike = 0, *, validate: bool = True) -> np.ndarray:
     """Score each hand (row of card ids, -1 pads anywhere): higher is better, equal exactly on a tie.
 
     ``cards`` is an (n, k) integer array, or one hand as a 1-D array / card string (then the result
@@ -206,7 +208,7 @@ def _score_block(cards: np.ndarray, wild: int | np.ndarray, validate: bool, row0
     return best
 
 
-def category(scores: int | np.ndarray) -> np.ndarray:
+def category(scores: npt.ArrayLike) -> np.ndarray | np.int8:
     """Category 0 (high card) .. 9 (five of a kind) of each score; a scalar gives an int8 scalar."""
     return (np.asarray(scores, dtype=np.int64) >> _t.CAT_SHIFT).astype(np.int8)[()]
 
@@ -269,7 +271,7 @@ class Quintet:
         return CATEGORY_NAMES[self.category]
 
 
-def best_quintet(cards: object, wild_ranks: int = 0) -> Quintet:
+def best_quintet(cards: npt.ArrayLike | str, wild_ranks: int = 0) -> Quintet:
     """The best five of one hand: scores every 5-subset in one batched call (for showdowns/records).
 
     Among equally good quintets it takes the one using fewest wilds, then the first in hand order;
