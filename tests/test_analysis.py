@@ -89,6 +89,8 @@ def test_interval_covers_a_coin_about_95_percent_of_the_time():
     first = table.set_index("strategy").loc["r000"]
     assert first["mean"] == pytest.approx(x.mean())
     assert first["ci_high"] == pytest.approx(min(1.0, x.mean() + half))
+    assert an.mean_interval(x) == pytest.approx((x.mean(), x.mean() - half, x.mean() + half))
+    assert math.isnan(an.mean_interval([0.5])[1])
 
 
 def test_intervals_average_rotations_within_a_deal_first():
