@@ -74,6 +74,12 @@ class ProcessBackend:
     def __init__(self, workers: int) -> None:
         self.workers = workers
 
+    def __enter__(self) -> ProcessBackend:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
     def _pool(self) -> ProcessPoolExecutor:
         return ProcessPoolExecutor(self.workers, mp_context=_fork_context(), initializer=_ignore_sigint)
 
@@ -142,40 +148,49 @@ class DaskBackend:
     name = "dask"
 
     def __init__(self, workers: int, address: str | None = None) -> None:
-        self.workers = workers
+        self.workers = workers  # replaced by the cluster's thread count once connected
         self.address = address
+        self._client: Any = None
+        self._cluster: Any = None
 
-    def run(self, tasks: list[Task]) -> Iterator[TaskResult]:
-        from distributed import Client, LocalCluster, as_completed
+    def __enter__(self) -> DaskBackend:
+        from distributed import Client, LocalCluster
 
-        cluster = None
         if self.address:
             try:
-                client = Client(self.address, timeout="20s")
+                self._client = Client(self.address, timeout="10s")
             except OSError as err:
                 raise RunError(f"cannot reach the dask scheduler at {self.address}: {err}") from None
         else:
-            cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
-                                   dashboard_address=None)
-            client = Client(cluster)
-        try:
-            client.forward_logging("treasure_sim", level=logging.INFO)
-            slots = max(1, sum(w.get("nthreads", 1) for w in client.scheduler_info()["workers"].values()))
-            log.info("dask: %d worker thread(s) at %s", slots, client.scheduler.address)
-            pending = deque(tasks)
-            stream = as_completed()
-            for _ in range(min(len(pending), 2 * slots)):
+            self._cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
+                                         dashboard_address=None)
+            self._client = Client(self._cluster)
+        self._client.forward_logging("treasure_sim", level=logging.INFO)
+        info = self._client.scheduler_info()["workers"].values()
+        self.workers = max(1, sum(w.get("nthreads", 1) for w in info))
+        log.info("dask: %d worker thread(s) at %s", self.workers, self._client.scheduler.address)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._client is not None:
+            self._client.close()
+        if self._cluster is not None:
+            self._cluster.close()
+
+    def run(self, tasks: list[Task]) -> Iterator[TaskResult]:
+        from distributed import as_completed
+
+        client = self._client
+        pending = deque(tasks)
+        stream = as_completed()
+        for _ in range(min(len(pending), 2 * self.workers)):
+            stream.add(client.submit(_run_task_on_dask, pending.popleft(), pure=False))
+        for fut in stream:
+            result = fut.result()
+            fut.release()
+            if pending:
                 stream.add(client.submit(_run_task_on_dask, pending.popleft(), pure=False))
-            for fut in stream:
-                result = fut.result()
-                fut.release()
-                if pending:
-                    stream.add(client.submit(_run_task_on_dask, pending.popleft(), pure=False))
-                yield result
-        finally:
-            client.close()
-            if cluster is not None:
-                cluster.close()
+            yield result
 
 
 def make_backend(executor: str, workers: int, scheduler: str | None = None) -> ProcessBackend | DaskBackend:
@@ -268,22 +283,22 @@ def run_experiment(exp: Experiment, out: str | Path, *, workers: int | None = No
             log.warning("%s was started by treasure-sim %s; continuing it with %s",
                         results.path, old.get("package_version"), __version__)
         manifest = new_manifest(exp, __version__, old)
-        with run_logging(results.log_path, multiprocess=executor == "process"):
-            return _run(exp, results, manifest, pending, backend, workers, progress, on_part)
+        with run_logging(results.log_path, multiprocess=executor == "process"), backend:
+            return _run(exp, results, manifest, pending, backend, progress, on_part)
 
 
 def _run(exp: Experiment, results: ResultsDir, manifest: dict[str, Any], pending: list[tuple[int, int]],
-         backend: ProcessBackend | DaskBackend, workers: int, progress: bool | None,
+         backend: ProcessBackend | DaskBackend, progress: bool | None,
          on_part: Callable[[TaskResult], None] | None) -> RunReport:
     pending_deals = sum(b - a for a, b in pending)
-    tasks = plan_tasks(exp, pending, deals_per_task(pending_deals, exp.rotations, workers))
+    tasks = plan_tasks(exp, pending, deals_per_task(pending_deals, exp.rotations, backend.workers))
     done = start_done = results.games_done(exp.rotations)
-    run = {"started": now(), "finished": None, "executor": backend.name, "workers": workers, "games_run": 0}
+    run = {"started": now(), "finished": None, "executor": backend.name, "workers": backend.workers, "games_run": 0}
     manifest["runs"].append(run)
     manifest["games_done"] = done
     results.write_manifest(manifest)
     log.info("%s: %d of %d games to play in %d task(s) on %d %s worker(s) -> %s", exp.name,
-             exp.games - done, exp.games, len(tasks), workers, backend.name, results.path)
+             exp.games - done, exp.games, len(tasks), backend.workers, backend.name, results.path)
     start = time.perf_counter()
     status, errors = "failed", 0
     try:
@@ -313,5 +328,5 @@ def _run(exp: Experiment, results: ResultsDir, manifest: dict[str, Any], pending
         results.write_manifest(manifest)
         log.info("%s: %s; %d of %d games on disk; this run played %d in %.1f s", exp.name, status, done,
                  exp.games, done - start_done, seconds)
-    return RunReport(results.path, status, exp.games, done, done - start_done, seconds, workers, backend.name,
-                     errors)
+    return RunReport(results.path, status, exp.games, done, done - start_done, seconds, backend.workers,
+                     backend.name, errors)

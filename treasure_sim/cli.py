@@ -182,7 +182,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (UsageError, ConfigError, ResultsError) as err:
         print(f"treasure-sim {args.command}: error: {err}", file=sys.stderr)
         return 2
-    except RunError as err:
+    except (RunError, OSError) as err:  # the run could not go on; what it wrote stays valid
         print(f"treasure-sim {args.command}: failed: {err}", file=sys.stderr)
         return 1
 

@@ -1,0 +1,123 @@
+"""Benchmark `treasure-sim run`: games/s by workers, parallel efficiency, parent CPU and peak RSS by game count.
+
+Run: ``treasure-sim bench tournament [--games 10000] [--workers 1,2] [--rss-games 10000,30000]``
+(or ``python experiments/bench_tournament.py ...``). Each measurement is a fresh subprocess so
+that its peak RSS (``ru_maxrss``) and CPU times are its own; the workload is four-seat games of
+the simple bots (random, random, rock, calling_station) with Parquet written as in a real run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+CONFIG = """
+name = "bench"
+seed = 1
+deals = {deals}
+table_size = 4
+[[entrants]]
+strategy = "random"
+[[entrants]]
+strategy = "random"
+label = "random-careful"
+params = {{ draw_chance = 0.5 }}
+[[entrants]]
+strategy = "rock"
+[[entrants]]
+strategy = "calling_station"
+"""
+
+
+def measure_one(games: int, workers: int, out: Path) -> dict:
+    """One run in this process: wall time, this process's CPU and peak RSS, its workers' CPU."""
+    import psutil
+
+    from treasure_sim.backends import run_experiment
+    from treasure_sim.cli import entrant_stats
+    from treasure_sim.experiment import parse_toml
+
+    exp = parse_toml(CONFIG.format(deals=max(1, games // 4)))
+    me = psutil.Process()
+    samples: list[int] = []
+    stop = threading.Event()
+
+    def sample() -> None:
+        while not stop.wait(0.25):
+            samples.append(me.memory_info().rss)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    start_rss = me.memory_info().rss
+    sampler.start()
+    t0 = time.perf_counter()
+    report = run_experiment(exp, out, workers=workers, overwrite=True, progress=False)
+    wall = time.perf_counter() - t0
+    run_maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    entrant_stats(out)  # the summary the CLI prints: reads the games table back
+    stop.set()
+    sampler.join()
+    self_ru = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    size = sum(f.stat().st_size for f in out.rglob("*.parquet"))
+    n = len(samples)
+    return {
+        "games": report.games_done, "workers": workers, "wall_s": wall, "games_per_s": report.games_done / wall,
+        "parent_cpu_s": self_ru.ru_utime + self_ru.ru_stime, "workers_cpu_s": kids.ru_utime + kids.ru_stime,
+        "rss_start_mb": start_rss / 2**20, "rss_run_peak_mb": run_maxrss / 2**20,
+        "rss_peak_with_summary_mb": self_ru.ru_maxrss / 1024,
+        "rss_quartiles_mb": [samples[min(n - 1, n * q // 4)] / 2**20 for q in (1, 2, 3, 4)] if n else [],
+        "parquet_mb": size / 2**20,
+    }
+
+
+def run_measurement(games: int, workers: int) -> dict:
+    with tempfile.TemporaryDirectory(prefix="bench-tournament-") as tmp:
+        cmd = [sys.executable, "-m", "treasure_sim.benchmarks.tournament", "--one", str(games), str(workers),
+               str(Path(tmp) / "out")]
+        done = subprocess.run(cmd, check=True, capture_output=True, text=True)
+        return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _ints(text: str) -> list[int]:
+    return [int(x) for x in text.split(",") if x]
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="treasure-sim bench tournament", description=__doc__.splitlines()[0])
+    p.add_argument("--games", type=int, default=10_000, help="games per scaling run (default 10000)")
+    p.add_argument("--workers", type=_ints, default=[1, 2], help="worker counts to compare (default 1,2)")
+    p.add_argument("--rss-games", type=_ints, default=[], help="game counts for the memory series (at the "
+                   "largest worker count), e.g. 10000,30000,100000")
+    p.add_argument("--one", nargs=3, metavar=("GAMES", "WORKERS", "OUT"), help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.one:
+        print(json.dumps(measure_one(int(args.one[0]), int(args.one[1]), Path(args.one[2]))))
+        return 0
+    print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at start; "
+          f"python {sys.version.split()[0]}")
+    rows = [run_measurement(args.games, w) for w in args.workers]
+    rows += [run_measurement(g, max(args.workers)) for g in args.rss_games if g != args.games]
+    print(f"{'games':>7} {'workers':>7} {'wall s':>8} {'games/s':>8} {'eff.':>6} {'parent cpu':>10} "
+          f"{'parent peak RSS MB':>18} {'(+summary)':>10} {'RSS by quarter MB':>24} {'parquet MB':>10}")
+    base = next((r["games_per_s"] for r in rows if r["workers"] == 1), None)
+    for r in rows:
+        eff = f"{r['games_per_s'] / base / r['workers']:.0%}" if base else "-"
+        quarters = "/".join(f"{q:.0f}" for q in r["rss_quartiles_mb"])
+        print(f"{r['games']:>7} {r['workers']:>7} {r['wall_s']:>8.1f} {r['games_per_s']:>8.1f} {eff:>6} "
+              f"{r['parent_cpu_s'] / r['wall_s']:>10.1%} {r['rss_run_peak_mb']:>18.0f} "
+              f"{r['rss_peak_with_summary_mb']:>10.0f} {quarters:>24} {r['parquet_mb']:>10.1f}")
+    print(f"load average {os.getloadavg()[0]:.2f} at end; eff. = (games/s at W) / (W x games/s at 1); "
+          "parent cpu = parent CPU time / wall time")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
