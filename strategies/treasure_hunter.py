@@ -116,19 +116,20 @@ class TreasureHunter(EquityBot):
         if stake <= 0.0:
             return super().act(obs)
         take_now = self.last_folder_chance(obs) * stake
-        take_later = self.last_folder_chance(obs, now=False) * stake
+        # a later decision is sure only before the river: on the river I may not act again
+        take_later = self.last_folder_chance(obs, now=False) * stake if obs.round < 3 else 0.0
         if CHECK in obs.legal:
-            # folding now is sure to be last (heads-up, or nobody acts after me): the pot share is
-            # what I give up, and it is at most the pot
-            sure = take_now >= 0.999 * stake
-            if sure and take_now > obs.pot:
+            # fold now when it is the best moment left: sure to be last (heads-up, or nobody acts
+            # after me), or the river; what I give up is my pot share, which is at most the pot
+            final = obs.round == 3 or take_now >= 0.999 * stake
+            if final and take_now > obs.pot:
                 return Action.fold()
-            if take_later > obs.pot:
+            if not final and take_later > obs.pot:
                 return Action.check()  # I mean to fold later: put nothing in meanwhile
             eq = self.equity(obs)
-            if sure and take_now > eq * obs.pot:
+            if final and take_now > eq * obs.pot:
                 return Action.fold()
-            if take_later > eq * obs.pot:
+            if not final and take_later > eq * obs.pot:
                 return Action.check()
             return self.bet_on_equity(obs, eq)
         if take_now >= max(obs.pot + obs.to_call, take_later) - obs.to_call:

@@ -195,6 +195,16 @@ def test_hunter_folds_a_weak_hand_to_take_a_valuable_new_treasure():
     assert "Kc" in game.treasures[0]
 
 
+def test_hunter_waits_for_the_river_to_fold_last_in_a_multiway_pot():
+    # three-handed and first to act, a fold before the river could be followed by another fold;
+    # on the river it is the last chance, and the stations never fold after it
+    deck = stacked(["7d 2h", "9s 8s", "Jd 3c"], "Kc", "9c Td Jh 5s 6c")
+    _, rec = play_one([TreasureHunter(rollouts=100), CallingStation(), CallingStation()], deck, dealer=2)
+    assert actions_of(rec, 0) == ["check", "check", "check", "fold"]
+    assert [a.round for a in rec.actions if a.seat == 0] == [0, 1, 2, 3]
+    assert rec.last_folder == 0 and rec.treasure_taken == "Kc"
+
+
 def test_hunter_does_not_fold_a_free_hand_for_a_worthless_treasure():
     # with every ability switched off a Treasure is worth nothing: plain equity poker, check when free
     rules = RuleSet(spades=False, clubs=False, hearts=False, diamonds=False)
