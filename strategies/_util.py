@@ -34,26 +34,6 @@ def wild_count(obs: Observation, cards) -> int:
     return sum(1 for c in cards if c >= 52 or (w >> (c >> 2)) & 1)
 
 
-def preflop_strength(obs: Observation) -> float:
-    """A cheap 0..1 score of two hole cards (pairs, high cards, suited, connected; wilds top it)."""
-    hole = obs.hand[:2]
-    wilds = wild_count(obs, hole)
-    if wilds == 2:
-        return 1.0
-    naturals = [c for c in hole if not (c >= 52 or (obs.wild_ranks >> (c >> 2)) & 1)]
-    if wilds == 1:
-        return 0.75 + 0.02 * (naturals[0] >> 2)
-    a, b = sorted((c >> 2 for c in hole), reverse=True)
-    if a == b:
-        return 0.5 + 0.04 * a
-    score = 0.02 * a + 0.012 * b
-    if hole[0] & 3 == hole[1] & 3:
-        score += 0.05
-    if a - b <= 2:
-        score += 0.04
-    return min(score, 0.49)
-
-
 def made_category(obs: Observation, extra=()) -> int:
     """The evaluator category (0 high card .. 9 five of a kind) of my cards now, with ``extra`` added."""
     cards = tuple(obs.hand) + tuple(extra) + tuple(obs.shared)

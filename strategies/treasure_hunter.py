@@ -18,7 +18,10 @@ from __future__ import annotations
 
 from itertools import combinations
 
+import numpy as np
+
 from treasure_sim.history import HandRecord
+from treasure_sim.rules import RuleSet
 from treasure_sim.strategy import CHECK, Action, Observation, Steal
 
 from ._montecarlo import equity
@@ -58,7 +61,7 @@ class TreasureHunter(EquityBot):
         self._stake: tuple[int, float] | None = None
         self._valuer: tuple[tuple, Valuer] | None = None
 
-    def setup(self, seat, n_players, rules, rng) -> None:
+    def setup(self, seat: int, n_players: int, rules: RuleSet, rng: np.random.Generator) -> None:
         super().setup(seat, n_players, rules, rng)
         self.folds.reset(n_players)
         self._stake = None

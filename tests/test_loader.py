@@ -88,6 +88,8 @@ def test_unknown_name_lists_what_is_available():
 def test_missing_file(tmp_path):
     with pytest.raises(ValueError, match=r"strategy file .*nope\.py.* not found"):
         load_strategy(f"{tmp_path}/nope.py:Bot")
+    with pytest.raises(ValueError, match=r"strategy file 'C:\\\\bots\\\\nope\.py' not found"):
+        load_strategy("C:\\bots\\nope.py")  # a drive letter's colon is not a class separator
 
 
 def test_missing_class_lists_the_strategies_there(bot_file):

@@ -131,7 +131,9 @@ def resolve(spec: str | type[Strategy]) -> type[Strategy]:
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"a strategy spec must be a non-empty string, got {spec!r}; {_help()}")
     spec = spec.strip()
-    target, sep, attr = spec.rpartition(":") if ":" in spec else (spec, "", "")
+    target, sep, attr = spec.rpartition(":")
+    if _looks_like_file(attr):  # a path with a drive letter ("C:\\bots\\my_bot.py"), no class
+        target, sep, attr = spec, "", ""
     if not sep:
         if _looks_like_file(spec):
             target, attr = spec, ""
