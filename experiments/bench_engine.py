@@ -1,0 +1,12 @@
+"""Benchmark the engine (see treasure_sim/benchmarks/engine.py for what it measures).
+
+Run: ``python experiments/bench_engine.py [--hands 20000] [--players 4] [--seed 0] [--quintets] [--profile]``
+(the same as ``treasure-sim bench engine ...``).
+"""
+
+import sys
+
+from treasure_sim.benchmarks.engine import main
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,1 @@
+"""Benchmarks of the engine, the evaluator and the tournament runner (`treasure-sim bench ...`)."""
