@@ -273,49 +273,59 @@ class Game:
             h.hole[s] = tuple(h.hands[s])
 
     def _betting(self, h: Hand) -> None:
-        """Steps 4, 6, 8, 10: one betting round; folding is legal at every decision."""
-        t, rules = self.table, self.rules
-        money, bets, folded, committed, order = t.money, h.bets, h.folded, h.committed, h.order
+        """Steps 4, 6, 8, 10: one betting round; folding is legal at every decision.
+
+        ``queue`` holds the seats still to act, in turn order; a raise refills it with everyone
+        else who can still act, starting after the raiser.
+        """
+        t, rules, rnd = self.table, self.rules, h.round
+        money, bets, folded, committed, order, actions = t.money, h.bets, h.folded, h.committed, h.order, h.actions
         for s in order:
             bets[s] = 0
-        if len(h.contenders()) < 2:
+        live = sum(1 for s in order if not folded[s])
+        if live < 2:
             return
-        pending = {s for s in order if not folded[s] and money[s] > 0}
+        queue = [s for s in order if not folded[s] and money[s] > 0]
         high = largest = raises = 0
+        pot = sum(committed)
         i = 0
-        while pending:
-            s = order[i % len(order)]
+        while i < len(queue):
+            s = queue[i]
             i += 1
-            if s not in pending:
-                continue
-            pending.discard(s)
+            my_bet = bets[s]
             # a raise needs someone else who could put in more than the current high bet
             answerable = any(bets[o] + money[o] > high and not folded[o] for o in order if o != s)
-            lim = bet_limits(rules, h.round, high, bets[s], money[s], largest, raises, sum(committed), answerable)
+            lim = bet_limits(rules, rnd, high, my_bet, money[s], largest, raises, pot, answerable)
             legal = (FOLD, CHECK if lim.to_call == 0 else CALL) + ((RAISE,) if lim.max_raise_to else ())
             obs = observe(t, h, s, "bet", lim.to_call, lim.min_raise_to, lim.max_raise_to, legal)
-            kind, target = self._legal_action(s, self._ask(s, "act", obs), lim, bets[s])
+            kind, target = self._legal_action(s, self._ask(s, "act", obs), lim, my_bet)
             if kind == FOLD:
                 folded[s] = True
                 h.last_folder = s
-                h.actions.append(ActionEvent(h.round, s, FOLD, bets[s]))
-                if len(h.contenders()) < 2:
+                actions.append(ActionEvent(rnd, s, FOLD, my_bet))
+                live -= 1
+                if live < 2:
                     return
                 continue
-            added = target - bets[s]
+            added = target - my_bet
             money[s] -= added
             bets[s] = target
             committed[s] += added
-            h.actions.append(ActionEvent(h.round, s, kind, target, added, money[s] == 0))
+            pot += added
+            actions.append(ActionEvent(rnd, s, kind, target, added, money[s] == 0))
             if kind == RAISE:
                 largest = max(largest, target - high)
                 high = target
                 raises += 1
-                pending = {o for o in order if o != s and not folded[o] and money[o] > 0}
+                k = order.index(s)
+                queue = [o for o in order[k + 1:] + order[:k] if not folded[o] and money[o] > 0]
+                i = 0
 
     def _legal_action(self, seat: int, action: Any, lim: BetLimits, my_bet: int) -> tuple[str, int]:
         """(kind, round bet after it) of the bot's action if legal; otherwise the error is recorded
         and the seat checks if that is free, else folds. A call of nothing is a check."""
+        if action.__class__ is Action and (action.kind == CALL or (action.kind == CHECK and not lim.to_call)):
+            return (CALL, my_bet + lim.to_call) if lim.to_call else (CHECK, my_bet)  # the common case, fast
         try:
             problem = _action_problem(action, lim)
         except Exception as err:  # a malformed Action whose fields misbehave
