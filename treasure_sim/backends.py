@@ -132,6 +132,11 @@ def _stop(pool: ProcessPoolExecutor) -> None:
 
 
 # ----- dask ------------------------------------------------------------------------------------------------
+async def _ignore_sigint_on_loop() -> None:
+    """Run on a worker's event loop, which is its main thread: the only place a signal handler can be set."""
+    _ignore_sigint()
+
+
 def _run_task_on_dask(task: Task) -> TaskResult:
     """run_task, letting the worker's INFO records through so that they are forwarded to run.log."""
     logging.getLogger("treasure_sim").setLevel(logging.INFO)
@@ -165,6 +170,7 @@ class DaskBackend:
             self._cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
                                          dashboard_address=None)
             self._client = Client(self._cluster)
+            self._client.run(_ignore_sigint_on_loop)  # our workers: Ctrl-C is the parent's (no tracebacks)
         self._client.forward_logging("treasure_sim", level=logging.INFO)
         info = self._client.scheduler_info()["workers"].values()
         self.workers = max(1, sum(w.get("nthreads", 1) for w in info))

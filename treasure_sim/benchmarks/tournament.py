@@ -3,7 +3,8 @@
 Run: ``treasure-sim bench tournament [--games 10000] [--workers 1,2] [--rss-games 10000,30000]``
 (or ``python experiments/bench_tournament.py ...``). Each measurement is a fresh subprocess so
 that its peak RSS (``ru_maxrss``) and CPU times are its own; the workload is four-seat games of
-the simple bots (random, random, rock, calling_station) with Parquet written as in a real run.
+simple bots (``--mix``) with Parquet written as in a real run. Other load on the machine skews
+wall-clock figures: the load average is printed at start and end, and worker CPU time beside them.
 """
 
 from __future__ import annotations
@@ -19,25 +20,24 @@ import threading
 import time
 from pathlib import Path
 
-CONFIG = """
+HEAD = """
 name = "bench"
 seed = 1
 deals = {deals}
 table_size = 4
-[[entrants]]
-strategy = "random"
-[[entrants]]
-strategy = "random"
-label = "random-careful"
-params = {{ draw_chance = 0.5 }}
-[[entrants]]
-strategy = "rock"
-[[entrants]]
-strategy = "calling_station"
 """
+MIXES = {  # four entrants each: one per seat
+    "random": ["random", "random", "random", "random"],
+    "simple": ["random", "random", "rock", "calling_station"],
+}
 
 
-def measure_one(games: int, workers: int, out: Path) -> dict:
+def config(mix: str, games: int) -> str:
+    entrants = "".join(f'[[entrants]]\nstrategy = "{s}"\n' for s in MIXES[mix])
+    return HEAD.format(deals=max(1, games // 4)) + entrants
+
+
+def measure_one(mix: str, games: int, workers: int, out: Path) -> dict:
     """One run in this process: wall time, this process's CPU and peak RSS, its workers' CPU."""
     import psutil
 
@@ -45,7 +45,7 @@ def measure_one(games: int, workers: int, out: Path) -> dict:
     from treasure_sim.cli import entrant_stats
     from treasure_sim.experiment import parse_toml
 
-    exp = parse_toml(CONFIG.format(deals=max(1, games // 4)))
+    exp = parse_toml(config(mix, games))
     me = psutil.Process()
     samples: list[int] = []
     stop = threading.Event()
@@ -78,9 +78,9 @@ def measure_one(games: int, workers: int, out: Path) -> dict:
     }
 
 
-def run_measurement(games: int, workers: int) -> dict:
+def run_measurement(mix: str, games: int, workers: int) -> dict:
     with tempfile.TemporaryDirectory(prefix="bench-tournament-") as tmp:
-        cmd = [sys.executable, "-m", "treasure_sim.benchmarks.tournament", "--one", str(games), str(workers),
+        cmd = [sys.executable, "-m", "treasure_sim.benchmarks.tournament", "--one", mix, str(games), str(workers),
                str(Path(tmp) / "out")]
         done = subprocess.run(cmd, check=True, capture_output=True, text=True)
         return json.loads(done.stdout.strip().splitlines()[-1])
@@ -96,22 +96,27 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workers", type=_ints, default=[1, 2], help="worker counts to compare (default 1,2)")
     p.add_argument("--rss-games", type=_ints, default=[], help="game counts for the memory series (at the "
                    "largest worker count), e.g. 10000,30000,100000")
-    p.add_argument("--one", nargs=3, metavar=("GAMES", "WORKERS", "OUT"), help=argparse.SUPPRESS)
+    p.add_argument("--mix", choices=sorted(MIXES), default="random",
+                   help="random: four random bots (default); simple: random, random, rock, calling_station")
+    p.add_argument("--one", nargs=4, metavar=("MIX", "GAMES", "WORKERS", "OUT"), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.one:
-        print(json.dumps(measure_one(int(args.one[0]), int(args.one[1]), Path(args.one[2]))))
+        print(json.dumps(measure_one(args.one[0], int(args.one[1]), int(args.one[2]), Path(args.one[3]))))
         return 0
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at start; "
           f"python {sys.version.split()[0]}")
-    rows = [run_measurement(args.games, w) for w in args.workers]
-    rows += [run_measurement(g, max(args.workers)) for g in args.rss_games if g != args.games]
-    print(f"{'games':>7} {'workers':>7} {'wall s':>8} {'games/s':>8} {'eff.':>6} {'parent cpu':>10} "
+    print(f"workload: four-seat games of {', '.join(MIXES[args.mix])}, all seat rotations, Parquet written")
+    rows = [run_measurement(args.mix, args.games, w) for w in args.workers]
+    rows += [run_measurement(args.mix, g, max(args.workers)) for g in args.rss_games if g != args.games]
+    print(f"{'games':>7} {'workers':>7} {'wall s':>8} {'games/s':>8} {'eff.':>6} {'worker cpu s':>12} "
+          f"{'parent cpu':>10} "
           f"{'parent peak RSS MB':>18} {'(+summary)':>10} {'RSS by quarter MB':>24} {'parquet MB':>10}")
     base = next((r["games_per_s"] for r in rows if r["workers"] == 1), None)
     for r in rows:
         eff = f"{r['games_per_s'] / base / r['workers']:.0%}" if base else "-"
         quarters = "/".join(f"{q:.0f}" for q in r["rss_quartiles_mb"])
         print(f"{r['games']:>7} {r['workers']:>7} {r['wall_s']:>8.1f} {r['games_per_s']:>8.1f} {eff:>6} "
+              f"{r['workers_cpu_s']:>12.1f} "
               f"{r['parent_cpu_s'] / r['wall_s']:>10.1%} {r['rss_run_peak_mb']:>18.0f} "
               f"{r['rss_peak_with_summary_mb']:>10.0f} {quarters:>24} {r['parquet_mb']:>10.1f}")
     print(f"load average {os.getloadavg()[0]:.2f} at end; eff. = (games/s at W) / (W x games/s at 1); "
