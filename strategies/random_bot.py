@@ -1,6 +1,7 @@
 """Random: uniform over the legal action kinds, then over the legal sizes; a coin for every choice.
 
 The baseline every other bot must beat, and the engine's fuzzer: it reaches every legal path.
+Knobs: ``stop_chance`` (vote to stop before a hand), ``draw_chance`` (take each Hearts draw).
 """
 
 from __future__ import annotations
