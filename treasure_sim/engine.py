@@ -17,6 +17,9 @@ from .state import NAMES, DeckEmpty, Hand, Table, check_money, check_stacked_dec
 from .strategy import CALL, CHECK, FOLD, RAISE, Action, Steal, Strategy
 
 _FAILED = object()  # what _ask returns when the bot raised
+_LEGAL = {to_call_free: {raise_ok: (FOLD, CHECK if to_call_free else CALL) + ((RAISE,) if raise_ok else ())
+                         for raise_ok in (False, True)} for to_call_free in (False, True)}
+"""The legal action kinds at a betting decision, by (nothing to call, a raise is possible)."""
 _SKIPPABLE = ("keep_playing", "move_spades", "draw_heart", "steal", "on_hand_end")
 """Methods whose base-class answer is fixed (go on, keep, draw, no steal, nothing): not asked unless overridden."""
 
@@ -294,9 +297,10 @@ class Game:
             i += 1
             my_bet = bets[s]
             # a raise needs someone else who could put in more than the current high bet
-            answerable = any(bets[o] + money[o] > high and not folded[o] for o in order if o != s)
+            answerable = my_bet + money[s] > high and any(
+                bets[o] + money[o] > high and not folded[o] for o in order if o != s)
             lim = bet_limits(rules, rnd, high, my_bet, money[s], largest, raises, pot, answerable)
-            legal = (FOLD, CHECK if lim.to_call == 0 else CALL) + ((RAISE,) if lim.max_raise_to else ())
+            legal = _LEGAL[lim.to_call == 0][lim.max_raise_to > 0]
             obs = observe(t, h, s, "bet", lim.to_call, lim.min_raise_to, lim.max_raise_to, legal)
             kind, target = self._legal_action(s, self._ask(s, "act", obs), lim, my_bet)
             if kind == FOLD:
@@ -403,9 +407,9 @@ class Game:
         width = max(len(r) for r in rows)
         cards = np.array([r + [-1] * (width - len(r)) for r in rows], dtype=np.int8)
         masks = [t.wild_mask(s) for s in seats]
-        scores = evaluator.evaluate(cards, np.array(masks, dtype=np.int64)).tolist()
+        found = evaluator.evaluate(cards, np.array(masks, dtype=np.int64), validate=False)  # ids are ours
+        scores, categories = found.tolist(), evaluator.category(found).tolist()
         shown = []
-        categories = evaluator.category(np.asarray(scores, dtype=np.int64)).tolist()
         for i, s in enumerate(seats):
             if self.quintets:
                 q = evaluator.best_quintet(cards[i], masks[i])
