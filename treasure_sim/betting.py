@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
+
+import numpy as np
 
 from .history import PotResult
 from .rules import RuleSet
+from .strategy import CALL, CHECK, FOLD, RAISE, Action
 
 
 class BetLimits(NamedTuple):
@@ -49,6 +52,27 @@ def bet_limits(
     if rules.betting == "pot-limit":  # the pot after calling, but never below a minimum raise
         max_to = min(all_in_to, max(full_min, high + pot + (high - my_bet)))
     return BetLimits(to_call, min(full_min, max_to), max_to)
+
+
+def action_problem(action: Any, lim: BetLimits) -> str | None:
+    """Why a bot's answer ``action`` is not a legal Action under ``lim``, or None."""
+    if not isinstance(action, Action):
+        return f"act returned {action!r}, not an Action"
+    kind = action.kind
+    if kind in (FOLD, CALL) or (kind == CHECK and lim.to_call == 0):
+        return None
+    if kind == CHECK:
+        return f"cannot check facing a bet of {lim.to_call}"
+    if kind != RAISE:
+        return f"unknown action kind {kind!r}"
+    if not lim.max_raise_to:
+        return "raising is not legal here"
+    amount = action.amount
+    if isinstance(amount, bool) or not isinstance(amount, int | np.integer):
+        return f"raise amount {amount!r} is not a whole number"
+    if not lim.min_raise_to <= amount <= lim.max_raise_to:
+        return f"raise to {amount} is outside {lim.min_raise_to}..{lim.max_raise_to}"
+    return None
 
 
 def uncalled_bet(committed: Sequence[int]) -> tuple[int, int] | None:

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from . import evaluator
-from .betting import BetLimits, bet_limits, split_pots, uncalled_bet
+from .betting import BetLimits, action_problem, bet_limits, split_pots, uncalled_bet
 from .cards import DIAMONDS, HEARTS, SPADES, make_deck
 from .history import ActionEvent, GameResult, HandRecord, ShownHand, StealEvent
 from .rules import RuleSet
@@ -223,7 +223,7 @@ class Game:
                 t.money[s] += h.committed[s]
         if not h.void:
             self._finish(h)
-        record = self._record(h)
+        record = h.record(t, self.errors)
         self._hands.append(record)
         public = None
         for seat in h.order:
@@ -331,7 +331,7 @@ class Game:
         if action.__class__ is Action and (action.kind == CALL or (action.kind == CHECK and not lim.to_call)):
             return (CALL, my_bet + lim.to_call) if lim.to_call else (CHECK, my_bet)  # the common case, fast
         try:
-            problem = _action_problem(action, lim)
+            problem = "act failed" if action is _FAILED else action_problem(action, lim)
         except Exception as err:  # a malformed Action whose fields misbehave
             problem = f"act returned a malformed action ({type(err).__name__}: {err})"
         if problem is None:
@@ -477,65 +477,11 @@ class Game:
                 events.append(StealEvent(s, NAMES[choice.diamond], choice.victim, NAMES[choice.card]))
         return events
 
-    def _record(self, h: Hand) -> HandRecord:
-        t = self.table
-        n = t.n
-        return HandRecord(
-            hand_no=t.hand_no,
-            dealer=t.dealer,
-            in_hand=h.in_hand,
-            antes=tuple([self.rules.ante if h.in_hand[s] else 0 for s in range(n)]),
-            hole=tuple([names(c) for c in h.hole]),
-            new_treasure=NAMES[h.new_treasure] if h.new_treasure is not None else None,
-            actions=tuple(h.actions),
-            shared=names(h.shared),
-            folded=tuple(h.folded),
-            last_folder=h.last_folder,
-            treasure_taken=NAMES[h.taken] if h.taken is not None else None,
-            spades_moved=tuple([names(m) for m in h.spades_moved]),
-            drawn=tuple([names(d) for d in h.drawn]),
-            shown=tuple(h.shown),
-            pots=tuple(h.pots),
-            returned=h.returned,
-            payouts=tuple([t.money[s] - h.start_money[s] for s in range(n)]),
-            steals=tuple(h.steals),
-            treasures_after=t.zones_as_names(),
-            money_after=tuple(t.money),
-            deck_size_after=len(t.deck),
-            void=h.void,
-            deck_ran_out=h.ran_out,
-            errors=tuple([(s, e) for s in range(n) for e in self.errors[s][h.errors_before[s]:]]),
-            treasures_before=h.zones_before,
-        )
-
 
 def _overrides(strategy: Strategy, method: str) -> bool:
     """Whether a bot answers ``method`` itself (a subclass or an instance attribute replaced it)."""
     return getattr(type(strategy), method) is not getattr(Strategy, method) or method in getattr(
         strategy, "__dict__", {})
-
-
-def _action_problem(action: Any, lim: BetLimits) -> str | None:
-    """Why ``action`` is not legal under ``lim``, or None."""
-    if action is _FAILED:
-        return "act failed"
-    if not isinstance(action, Action):
-        return f"act returned {action!r}, not an Action"
-    kind = action.kind
-    if kind in (FOLD, CALL) or (kind == CHECK and lim.to_call == 0):
-        return None
-    if kind == CHECK:
-        return f"cannot check facing a bet of {lim.to_call}"
-    if kind != RAISE:
-        return f"unknown action kind {kind!r}"
-    if not lim.max_raise_to:
-        return "raising is not legal here"
-    amount = action.amount
-    if isinstance(amount, bool) or not isinstance(amount, int | np.integer):
-        return f"raise amount {amount!r} is not a whole number"
-    if not lim.min_raise_to <= amount <= lim.max_raise_to:
-        return f"raise to {amount} is outside {lim.min_raise_to}..{lim.max_raise_to}"
-    return None
 
 
 def _card_int(card: Any) -> int:

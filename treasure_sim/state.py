@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from .cards import CLUBS, format_card, parse_cards, value_of
-from .history import ActionEvent, PotResult, ShownHand, StealEvent
+from .history import ActionEvent, HandRecord, PotResult, ShownHand, StealEvent
 from .rules import RuleSet
 from .strategy import Observation
 
@@ -116,6 +116,37 @@ class Hand:
             self._zones = tuple([tuple(z) for z in table.treasures])
             self._zones_version = table.zones_version
         return self._zones
+
+    def record(self, t: Table, errors: list[list[str]]) -> HandRecord:
+        """The hand's record (cards as names), with the errors bots made since it began."""
+        n = t.n
+        return HandRecord(
+            hand_no=t.hand_no,
+            dealer=t.dealer,
+            in_hand=self.in_hand,
+            antes=tuple([t.rules.ante if self.in_hand[s] else 0 for s in range(n)]),
+            hole=tuple([names(c) for c in self.hole]),
+            new_treasure=NAMES[self.new_treasure] if self.new_treasure is not None else None,
+            actions=tuple(self.actions),
+            shared=names(self.shared),
+            folded=tuple(self.folded),
+            last_folder=self.last_folder,
+            treasure_taken=NAMES[self.taken] if self.taken is not None else None,
+            spades_moved=tuple([names(m) for m in self.spades_moved]),
+            drawn=tuple([names(d) for d in self.drawn]),
+            shown=tuple(self.shown),
+            pots=tuple(self.pots),
+            returned=self.returned,
+            payouts=tuple([t.money[s] - self.start_money[s] for s in range(n)]),
+            steals=tuple(self.steals),
+            treasures_after=t.zones_as_names(),
+            money_after=tuple(t.money),
+            deck_size_after=len(t.deck),
+            void=self.void,
+            deck_ran_out=self.ran_out,
+            errors=tuple([(s, e) for s in range(n) for e in errors[s][self.errors_before[s]:]]),
+            treasures_before=self.zones_before,
+        )
 
 
 def observe(table: Table, hand: Hand, seat: int, phase: str, to_call: int = 0, min_raise_to: int = 0,
