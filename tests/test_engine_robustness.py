@@ -199,3 +199,17 @@ class NotAStrategy:
 def test_only_strategies_may_play():
     with pytest.raises(ValueError, match="strategy 1 is a NotAStrategy"):
         Game([Strategy(), NotAStrategy()])  # type: ignore[list-item]
+
+
+class LateThief(Strategy):
+    """Gets its steal method only in setup: the engine must still ask it."""
+
+    def setup(self, seat, n_players, rules, rng):
+        super().setup(seat, n_players, rules, rng)
+        self.steal = lambda obs, options: options[0]
+
+
+def test_methods_a_bot_sets_up_for_itself_are_asked():
+    game = Game([ScriptedBot(), LateThief()], treasures={0: "9c", 1: "Td"})
+    rec = game.play_hand()
+    assert [(e.seat, e.card) for e in rec.steals] == [(1, "9c")] and game.result().decisions[1] >= 1

@@ -74,10 +74,10 @@ class Game:
         self._time = [0.0] * n
         self._hands: list[HandRecord] = []
         self.end_reason: str | None = None
-        self._asks = [{m for m in _SKIPPABLE if _overrides(s, m)} for s in self.strategies]
         self._shuffle(stacked)
         for seat, strategy in enumerate(self.strategies):
             strategy.setup(seat, n, rules, np.random.default_rng(children[seat + 1]))
+        self._asks = [{m for m in _SKIPPABLE if _overrides(s, m)} for s in self.strategies]  # after setup
         self._check_next_hand()
 
     # ----- public state between hands ------------------------------------------------------------
@@ -171,16 +171,21 @@ class Game:
 
     # ----- asking bots ---------------------------------------------------------------------------
     def _ask(self, seat: int, method: str, *args: Any) -> Any:
-        """Call a bot; an exception is recorded against the seat and ``_FAILED`` returned."""
+        """Ask a bot to decide (counted and timed); an exception is recorded and ``_FAILED`` returned."""
         self._decisions[seat] += 1
         start = perf_counter()
+        try:
+            return self._tell(seat, method, *args)
+        finally:
+            self._time[seat] += perf_counter() - start
+
+    def _tell(self, seat: int, method: str, *args: Any) -> Any:
+        """Call a bot; an exception is recorded against the seat and ``_FAILED`` returned."""
         try:
             return getattr(self.strategies[seat], method)(*args)
         except Exception as err:
             self._error(seat, f"{method} raised {type(err).__name__}: {err}", err)
             return _FAILED
-        finally:
-            self._time[seat] += perf_counter() - start
 
     def _yes_no(self, seat: int, method: str, obs: Any, on_error: bool) -> bool:
         answer = self._ask(seat, method, obs)
@@ -229,8 +234,7 @@ class Game:
         for seat in h.order:
             if "on_hand_end" in self._asks[seat]:
                 public = public or record.public()
-                self._ask(seat, "on_hand_end", public)
-                self._decisions[seat] -= 1  # being told is not a decision
+                self._tell(seat, "on_hand_end", public)  # being told is not a decision: not counted
         if h.void or h.ran_out:
             self.end_reason = "deck_empty"
         t.dealer = (t.dealer + 1) % t.n
