@@ -69,7 +69,7 @@ class Observation(NamedTuple):
     phase: str  # "bet", "spades", "hearts", "joker_treasure", "steal" or "keep_playing"
     seat: int
     n_players: int
-    hand_no: int
+    hand_no: int  # this hand (keep_playing: the hand just played, 0 before the first)
     dealer: int
     hand: tuple[int, ...]  # my hand: hole cards, plus Spades moved and Hearts drawn
     shared: tuple[int, ...]  # shared cards dealt so far
