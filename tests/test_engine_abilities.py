@@ -37,7 +37,7 @@ def test_a_club_makes_its_rank_wild_for_its_owner_only(clubs):
 
 # ----- ♥ Hearts ---------------------------------------------------------------------------------------------
 HEARTS_HOLE = {0: "7s 2d", 1: "Kc 3d"}  # seat 1 (first in turn order) owns Kh, seat 0 owns 7h
-HEARTS_BOARD = "7d Ks Qs 3h 9c"  # seat 1 is owed 1 (Ks... plus its Kc: 2), seat 0 is owed 2 (7s 7d)
+HEARTS_BOARD = "7d Ks Qs 3h 9c"  # seat 1 is owed 2 (its Kc, the Ks), seat 0 is owed 2 (its 7s, the 7d)
 
 
 def hearts_game(rules=None, draws=(None, None), then="Jd 5c 7c 8d 4s 5s 6s"):

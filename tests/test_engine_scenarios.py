@@ -226,10 +226,10 @@ def test_an_all_fold_hand_skips_steps_11_to_13_but_does_14_to_16():
 # ----- RULES.md 5: the New Treasure ---------------------------------------------------------------------
 def test_the_last_folder_takes_the_new_treasure_not_the_pot_winner():
     hole = {0: "As Ad", 1: "2d 3d", 2: "6d 8d"}
-    players = bots(3, {1: ["fold"], 2: ["check", "check"], 0: ["check", "raise 5"]})
-    players[2].script = [Action.check(), Action.fold()]
+    players = bots(3, {1: ["fold"], 2: ["check", "check", "fold"], 0: ["check", "raise 5"]})
     game = Game(players, deck=stacked(3, hole, new="Qh", shared=BOARD))
     rec = game.play_hand()
+    assert [(a.seat, a.kind) for a in rec.actions if a.round == 1] == [(2, "check"), (0, "raise"), (2, "fold")]
     assert rec.new_treasure == "Qh" and rec.last_folder == 2 and rec.treasure_taken == "Qh"
     assert rec.winners == (0,) and game.treasures == ((), (), ("Qh",))
 
