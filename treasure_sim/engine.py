@@ -417,8 +417,7 @@ class Game:
         for i, s in enumerate(seats):
             if self.quintets:
                 q = evaluator.best_quintet(cards[i], masks[i])
-                extra = dict(quintet=tuple(map(_name, q.cards)),
-                             wilds=tuple((_name(w), _name(c)) for w, c in q.wilds), description=q.description)
+                extra = dict(quintet=q.cards, wilds=q.wilds, description=q.description)
             else:
                 extra = dict(description=evaluator.describe(scores[i]))
             shown.append(ShownHand(t.hand_no, s, names(h.hands[s]), score=scores[i],
@@ -492,11 +491,6 @@ def _card_int(card: Any) -> int:
     if isinstance(card, bool) or not isinstance(card, int | np.integer):
         raise TypeError(f"{card!r} is not a card id")
     return int(card)
-
-
-def _name(card: Any) -> str:
-    """An evaluator's card (an id or a name) as a name."""
-    return card if isinstance(card, str) else NAMES[int(card)]
 
 
 def play_game(strategies: Sequence[Strategy], rules: RuleSet = RuleSet(), seed: int = 0, **kwargs: Any) -> GameResult:
