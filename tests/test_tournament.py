@@ -183,3 +183,28 @@ def test_killed_worker_is_replaced_and_its_games_rerun(tmp_path, caplog):
     clean = run_experiment(exp, tmp_path / "clean", workers=1, progress=False)  # marker exists: no kill
     assert clean.status == "complete"
     assert_same_results(tmp_path / "killed", tmp_path / "clean")
+
+
+CRASHER = '''
+from treasure_sim.strategy import Strategy
+
+
+class Crasher(Strategy):
+    """Raises on every betting decision: the engine records it and plays a default action."""
+
+    def act(self, obs):
+        raise RuntimeError("boom")
+'''
+
+
+def test_bot_errors_are_recorded_never_fatal(tmp_path, capsys):
+    (tmp_path / "crasher.py").write_text(CRASHER)
+    exp = parse_toml(TINY.replace('strategy = "random"\n', f'strategy = "{tmp_path}/crasher.py:Crasher"\n', 1))
+    report = run_experiment(exp, tmp_path / "out", workers=2, progress=False)
+    assert report.status == "complete" and report.bot_errors > 0
+    games = read_games(tmp_path / "out").to_pandas()
+    crasher = games[games.entrant == "Crasher"]
+    assert crasher["errors"].sum() == report.bot_errors and (games[games.entrant != "Crasher"]["errors"] == 0).all()
+    assert crasher.loc[crasher.errors > 0, "first_error"].str.contains("RuntimeError: boom").all()
+    assert read_hands(tmp_path / "out").to_pandas()["bot_errors"].sum() == report.bot_errors
+    assert "bot 'Crasher'" in capsys.readouterr().err  # warned on the console (once per worker)

@@ -171,7 +171,6 @@ class ResultsDir:
         self.hands = self.path / "hands"
         self.manifest_path = self.path / "manifest.json"
         self.log_path = self.path / "run.log"
-        self._lock_file: Any = None
 
     # --- state ---
     def read_manifest(self) -> dict[str, Any] | None:
