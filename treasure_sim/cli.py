@@ -10,6 +10,9 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from .backends import EXECUTORS, RunError, RunReport, default_workers, run_experiment
 from .experiment import ConfigError, default_experiment, load_experiment
 from .records import ResultsError, read_games
@@ -105,25 +108,29 @@ def _ci(mean: float, half: float, fmt: str) -> str:
 
 
 def entrant_stats(out: Path) -> list[dict]:
-    """Per entrant: games, mean win share and net, with 95% CIs over deals (the independent unit)."""
+    """Per entrant: games, mean win share and net, with 95% CIs over deals (the independent unit).
+
+    Arrow group-bys rather than pandas: the parent stays small however many games were played.
+    """
     table = read_games(out, ["entrant_id", "entrant", "deal_id", "win_share", "net", "errors"])
     if table.num_rows == 0:
         return []
-    df = table.to_pandas()
-    df["entrant"] = df["entrant"].astype(str)
-    per_deal = df.groupby(["entrant_id", "deal_id"], observed=True)[["win_share", "net"]].mean()
-    stats = per_deal.groupby(level="entrant_id").agg(["mean", "std", "count"])
-    totals = df.groupby("entrant_id").agg(entrant=("entrant", "first"), games=("net", "size"),
-                                          errors=("errors", "sum"))
+    table = table.set_column(1, "entrant", pc.cast(table["entrant"], pa.string()))
+    per_deal = table.group_by(["entrant_id", "deal_id"]).aggregate([("win_share", "mean"), ("net", "mean")])
+    sample = pc.VarianceOptions(ddof=1)
+    stats = per_deal.group_by("entrant_id").aggregate([
+        ("win_share_mean", "mean"), ("win_share_mean", "stddev", sample), ("win_share_mean", "count"),
+        ("net_mean", "mean"), ("net_mean", "stddev", sample)])
+    totals = table.group_by("entrant_id").aggregate([("entrant", "min"), ("net", "count"), ("errors", "sum")])
+    totals = {r["entrant_id"]: r for r in totals.to_pylist()}
     rows = []
-    for e_id, s in stats.iterrows():
-        n = int(s[("win_share", "count")])
-        se = 1 / math.sqrt(n) if n > 1 else math.nan
-        rows.append({"entrant": totals.at[e_id, "entrant"], "games": int(totals.at[e_id, "games"]),
-                     "errors": int(totals.at[e_id, "errors"]), "deals": n,
-                     "win": s[("win_share", "mean")], "win_ci": Z95 * s[("win_share", "std")] * se,
-                     "net": s[("net", "mean")], "net_ci": Z95 * s[("net", "std")] * se})
-    return sorted(rows, key=lambda r: -r["win"])
+    for s in stats.to_pylist():
+        n, t = s["win_share_mean_count"], totals[s["entrant_id"]]
+        half = Z95 / math.sqrt(n) if n > 1 else math.nan
+        rows.append({"entrant": t["entrant_min"], "games": t["net_count"], "errors": t["errors_sum"], "deals": n,
+                     "win": s["win_share_mean_mean"], "win_ci": half * (s["win_share_mean_stddev"] or 0),
+                     "net": s["net_mean_mean"], "net_ci": half * (s["net_mean_stddev"] or 0)})
+    return sorted(rows, key=lambda r: (-r["win"], r["entrant"]))
 
 
 # ----- bench -----------------------------------------------------------------------------------------------
