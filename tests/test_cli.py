@@ -44,10 +44,11 @@ def test_run_prints_the_summary_and_resumes(config, tmp_path, capsys):
     header = next(line for line in out.splitlines() if line.startswith("strategy"))
     for col in ("games", "win share (95% CI)", "net $ per game (95% CI)", "bot errors"):
         assert col in header
-    rows = {line.split()[0]: line.split() for line in out.splitlines()[5:8]}
+    rows = {line.split()[0]: line.split() for line in out.splitlines()[5:8]}  # after the header and rule
     assert set(rows) == {"random", "drawer", "stopper"}
     assert all(r[1] == "15" and r[3] == "±" for r in rows.values())
-    assert "95% CI: normal interval" in out and "averaged first and count as one sample" in out
+    assert "95% CI: normal interval" in out and "over deals as independent samples" in out
+    assert "rotations averaged first" in out
     manifest = json.loads((tmp_path / "results" / "clitest" / "manifest.json").read_text())
     assert manifest["status"] == "complete" and manifest["games_done"] == 15
 
@@ -76,6 +77,7 @@ def test_changed_config_is_refused_then_overwritten(config, capsys):
     (["run", "{config}", "--deals", "x"], "expected a whole number, got 'x'"),
     (["run", "{config}", "--executor", "slurm"], "invalid choice: 'slurm'"),
     (["run", "{config}", "--scheduler", "tcp://h:1"], "--scheduler needs --executor dask"),
+    (["run", "{config}", "--out", "bad.toml"], "bad.toml is a file, not a results folder"),
     (["bench", "nope"], "no benchmark named 'nope'"),
     (["bench", "../x"], "no benchmark named '../x'"),
     ([], "required: COMMAND"),
@@ -92,7 +94,7 @@ def test_default_experiment_runs_from_any_folder(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     assert main(["run", "--deals", "1", "--workers", "2"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("default: 4 games (1 deals x 4 rotations, 4 seats")
+    assert out.startswith("default: 4 games (1 deal x 4 rotations, 4 seats")
     assert (tmp_path / "results" / "default" / "games").is_dir()
 
 

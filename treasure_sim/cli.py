@@ -81,25 +81,23 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def summary(report: RunReport, name: str, deals: int, rotations: int, seats: int, entrants: int) -> str:
     """The table printed after a run: per entrant, games, win share and net money with 95% CIs."""
-    head = (f"{name}: {report.games_done} games ({deals} deals x {rotations} rotation{'s' * (rotations > 1)}, "
-            f"{seats} seats, {entrants} entrants) in {report.out}")
+    head = (f"{name}: {report.games_done} games ({deals} deal{'s' * (deals != 1)} x {rotations} "
+            f"rotation{'s' * (rotations != 1)}, {seats} seats, {entrants} entrants) in {report.out}")
     how = (f"this run: {report.games_run} games in {report.seconds:.1f} s on {report.workers} "
-           f"{report.executor} worker{'s' * (report.workers > 1)}") if report.games_run else \
+           f"{report.executor} worker{'s' * (report.workers != 1)}") if report.games_run else \
         "this run: nothing to do, every game was already on disk"
     rows = entrant_stats(report.out)
-    lines = [head, how, ""]
     header = ("strategy", "games", "win share (95% CI)", "net $ per game (95% CI)", "bot errors")
     table = [header] + [(r["entrant"], str(r["games"]), _ci(r["win"], r["win_ci"], "{:.3f}"),
                          _ci(r["net"], r["net_ci"], "{:+.2f}"), str(r["errors"])) for r in rows]
     widths = [max(len(row[i]) for row in table) for i in range(len(header))]
-    for i, row in enumerate(table):
-        lines.append("  ".join(c.ljust(w) if j == 0 else c.rjust(w) for j, (c, w) in enumerate(zip(row, widths,
-                                                                                                   strict=True))))
-        if i == 0:
-            lines.append("  ".join("-" * w for w in widths))
+    lines = [head, how, ""]
+    for row in (table[0], tuple("-" * w for w in widths), *table[1:]):
+        cells = [row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)]
+        lines.append("  ".join(cells))
     n_deals = max((r["deals"] for r in rows), default=0)
-    lines += ["", f"95% CI: normal interval, mean ± 1.96 SE over independent deals (up to {n_deals} per entrant):",
-              "all rotations of one deal are averaged first and count as one sample. games counts seats played."]
+    lines += ["", "95% CI: normal interval, mean ± 1.96 SE over deals as independent samples: each deal's",
+              f"rotations averaged first (up to {n_deals} deals per entrant). games: seats played."]
     return "\n".join(lines)
 
 

@@ -197,6 +197,8 @@ class ResultsDir:
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
         """Refuse a second run into the same folder while this one is going."""
+        if self.path.exists() and not self.path.is_dir():
+            raise ResultsError(f"{self.path} is a file, not a results folder; give --out a folder")
         self.path.mkdir(parents=True, exist_ok=True)
         with open(self.path / ".lock", "w") as fh:
             try:
