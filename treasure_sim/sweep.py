@@ -1,0 +1,419 @@
+"""Rule sweeps: one experiment played under several rule variants with the same seeds, one results folder each.
+
+A sweep config is an experiment TOML (name, seed, deals, table_size, rotate, [[entrants]], [rules]) plus
+the variants, either as a grid of RuleSet fields (and ``table_size``) or as a list of named variants::
+
+    [sweep]                       # every combination: 3 x 2 = 6 variants named jokers-0_clubs-true, ...
+    jokers = [0, 1, 2]
+    clubs = [true, false]
+
+    [[variants]]                  # or (and) named variants, each overriding the base rules
+    name = "no-clubs"
+    rules = { clubs = false }
+
+Every variant plays the same entrants with the same seed, so deal ``d`` is shuffled from the same seed in
+each (common random numbers): the first hole cards agree in every variant that deals the same deck to the
+same seats, and paired differences by ``deal_id`` are valid (and much tighter) in all of them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import hashlib
+import json
+import re
+import sys
+import time
+import tomllib
+from dataclasses import dataclass, field
+from importlib import resources
+from itertools import product
+from pathlib import Path
+from typing import Any
+
+from .backends import EXECUTORS, RunReport, default_workers, run_experiment
+from .experiment import TOP_KEYS, ConfigError, Experiment, _check_keys, parse_experiment
+from .records import ResultsDir, ResultsError, now
+from .rules import RuleSet
+
+DEFAULT_SWEEP = "sweep.toml"  # in treasure_sim/data, packaged with the wheel
+MANIFEST = "sweep.json"
+FORMAT_VERSION = 1
+SWEEP_KEYS = ("sweep", "variants", "baseline")  # top-level keys a sweep adds to an experiment config
+VARIANT_KEYS = ("name", "rules", "table_size")
+AXES = (*RuleSet.fields(), "table_size")
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+@dataclass(frozen=True, slots=True)
+class Variant:
+    """A named change to the base experiment: RuleSet overrides and, optionally, another table size."""
+
+    name: str
+    rules: dict[str, Any] = field(default_factory=dict)
+    table_size: int | None = None
+
+    def changes(self) -> dict[str, Any]:
+        """What this variant sets, as the config would write it (``{}`` for the base itself)."""
+        return self.rules | ({} if self.table_size is None else {"table_size": self.table_size})
+
+    def describe(self) -> str:
+        return ", ".join(f"{k} = {_toml_value(v)}" for k, v in self.changes().items()) or "the base rules"
+
+
+@dataclass(frozen=True, slots=True)
+class Sweep:
+    """A validated sweep: the base experiment, its variants (in order) and the one the others are compared to."""
+
+    base: Experiment
+    variants: tuple[Variant, ...]
+    baseline: str
+
+    @property
+    def name(self) -> str:
+        return self.base.name
+
+    def variant(self, name: str) -> Variant:
+        for v in self.variants:
+            if v.name == name:
+                return v
+        raise KeyError(f"no variant {name!r}; variants: {', '.join(v.name for v in self.variants)}")
+
+    def experiment(self, variant: Variant) -> Experiment:
+        """The variant as a normal experiment named ``<sweep>.<variant>``: same entrants, seed and deals."""
+        return variant_experiment(self.base, variant)
+
+    def fingerprint(self) -> str:
+        """A hash of every variant's experiment fingerprint (which leaves out ``deals``: more deals extend)."""
+        data = {"baseline": self.baseline, "variants": [[v.name, self.experiment(v).fingerprint()]
+                                                        for v in self.variants]}
+        return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
+
+    def replace(self, **changes: Any) -> Sweep:
+        """A copy with command-line overrides of the base (``deals``, ``seed``)."""
+        return Sweep(self.base.replace(**changes), self.variants, self.baseline)
+
+
+# ----- parsing ---------------------------------------------------------------------------------------------
+def load_sweep(path: str | Path, *, check_strategies: bool = True) -> Sweep:
+    """Read and validate a sweep TOML file."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise ConfigError(f"cannot read sweep config {path}: {err.strerror or err}") from None
+    return parse_sweep_toml(text, str(path), check_strategies=check_strategies)
+
+
+def default_sweep(*, check_strategies: bool = True) -> Sweep:
+    """The embedded default: the built-in bots under the baseline and one variant per rule a designer flips."""
+    text = resources.files("treasure_sim").joinpath("data", DEFAULT_SWEEP).read_text(encoding="utf-8")
+    return parse_sweep_toml(text, f"<embedded {DEFAULT_SWEEP}>", check_strategies=check_strategies)
+
+
+def parse_sweep_toml(text: str, source: str = "<string>", *, check_strategies: bool = True) -> Sweep:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise ConfigError(f"{source}: not valid TOML: {err}") from None
+    return parse_sweep(data, source, check_strategies=check_strategies)
+
+
+def parse_sweep(data: dict[str, Any], source: str = "<memory>", *, check_strategies: bool = True) -> Sweep:
+    """Validate a sweep table; every variant is built once here so a bad value is named before any game."""
+    where = f"{source}: "
+    _check_keys(data, (*TOP_KEYS, *SWEEP_KEYS), where)
+    data = dict(data)
+    grid, listed, baseline = data.pop("sweep", None), data.pop("variants", None), data.pop("baseline", None)
+    base = parse_experiment(data, source, check_strategies=check_strategies)
+    if grid is None and listed is None:
+        raise ConfigError(f"{where}no variants: give a grid ([sweep] with e.g. jokers = [0, 1, 2]) or named "
+                          f"variants ([[variants]] with name = \"...\" and rules = {{ ... }}), or both")
+    variants = (_grid(grid, where) if grid is not None else []) + (_listed(listed, where) if listed is not None
+                                                                   else [])
+    names = [v.name for v in variants]
+    for name in dict.fromkeys(names):
+        if names.count(name) > 1:
+            raise ConfigError(f"{where}variant name {name!r} is used {names.count(name)} times; names must differ "
+                              f"(each names a results folder)")
+    experiments = [_build(base, v, where) for v in variants]
+    if baseline is None:  # the variant that plays the base itself, else the first
+        same = [v.name for v, e in zip(variants, experiments, strict=True)
+                if (e.rules, e.table_size) == (base.rules, base.table_size)]
+        baseline = same[0] if same else names[0]
+    elif baseline not in names:
+        close = difflib.get_close_matches(str(baseline), names, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ConfigError(f"{where}baseline {baseline!r} is not a variant{hint}; variants: {', '.join(names)}")
+    return Sweep(base, tuple(variants), baseline)
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return str(value).lower()
+    return json.dumps(value) if isinstance(value, str) else str(value)
+
+
+def _axis_word(value: Any) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def _grid(grid: Any, where: str) -> list[Variant]:
+    """Every combination of the [sweep] axes, named ``axis-value_axis-value``."""
+    if not isinstance(grid, dict) or not grid:
+        raise ConfigError(f"{where}[sweep] is empty: give at least one axis such as jokers = [0, 1, 2]; "
+                          f"axes: {', '.join(AXES)}")
+    for key, values in grid.items():
+        if key not in AXES:
+            close = difflib.get_close_matches(key, AXES, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ConfigError(f"{where}[sweep]: unknown axis {key!r}{hint}; allowed: the RuleSet fields "
+                              f"{', '.join(RuleSet.fields())}, and table_size")
+        if not isinstance(values, list) or not values:
+            raise ConfigError(f"{where}[sweep].{key} must be a non-empty array of values such as "
+                              f"{key} = [a, b]; got {values!r}")
+        for v in values:
+            if sum(type(v) is type(w) and v == w for w in values) > 1:
+                raise ConfigError(f"{where}[sweep].{key} lists {_toml_value(v)} more than once")
+    variants = []
+    for combo in product(*grid.values()):
+        changes = dict(zip(grid, combo, strict=True))
+        name = "_".join(f"{k}-{_axis_word(v)}" for k, v in changes.items())
+        table_size = changes.pop("table_size", None)
+        variants.append(Variant(_check_name(name, f"{where}[sweep]: "), changes, table_size))
+    return variants
+
+
+def _listed(listed: Any, where: str) -> list[Variant]:
+    if not isinstance(listed, list) or not listed:
+        raise ConfigError(f"{where}variants must be a non-empty array of tables ([[variants]] with name and "
+                          f"rules), got {listed!r}")
+    variants = []
+    for i, item in enumerate(listed):
+        at = f"{where}variants[{i}]: "
+        if not isinstance(item, dict):
+            raise ConfigError(f"{at}must be a table with keys {', '.join(VARIANT_KEYS)}, got {item!r}")
+        _check_keys(item, VARIANT_KEYS, at)
+        rules = item.get("rules", {})
+        if not isinstance(rules, dict):
+            raise ConfigError(f"{at}rules must be a table of RuleSet fields such as {{ clubs = false }}, "
+                              f"got {rules!r}")
+        variants.append(Variant(_check_name(item.get("name"), at), dict(rules), item.get("table_size")))
+    return variants
+
+
+def _check_name(name: Any, at: str) -> str:
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise ConfigError(f"{at}variant name must be a word of letters, digits, '.', '_' or '-' (it names the "
+                          f"variant's results folder), got {name!r}")
+    return name
+
+
+def variant_experiment(base: Experiment, variant: Variant) -> Experiment:
+    """``base`` with the variant's rules and table size, named ``<base>.<variant>``; validated like a config."""
+    return base.replace(name=f"{base.name}.{variant.name}", table_size=variant.table_size,
+                        rules=base.rules.to_dict() | variant.rules)
+
+
+def _build(base: Experiment, variant: Variant, where: str) -> Experiment:
+    """The variant's experiment, or a ConfigError naming the variant and the bad field."""
+    at = f"{where}variant {variant.name!r}: "
+    try:
+        base.rules.replace(**variant.rules)
+    except (ValueError, TypeError) as err:
+        raise ConfigError(f"{at}{err}") from None
+    try:
+        return variant_experiment(base, variant)
+    except ConfigError as err:
+        raise ConfigError(at + str(err).removeprefix(f"{base.source}: ")) from None
+
+
+# ----- running ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class SweepReport:
+    """How a sweep ended, with each variant's run report (variants never started are absent)."""
+
+    out: Path
+    status: str
+    runs: tuple[tuple[str, RunReport], ...]
+    seconds: float
+
+
+def is_sweep_dir(path: str | Path) -> bool:
+    """Whether ``path`` holds a sweep (its manifest), as opposed to a single run's results."""
+    return (Path(path) / MANIFEST).is_file()
+
+
+def read_manifest(path: str | Path) -> dict[str, Any]:
+    """The sweep manifest of a sweep folder (``sweep.json``)."""
+    file = Path(path) / MANIFEST
+    try:
+        return json.loads(file.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ResultsError(f"{path} is not a sweep folder: {file} is missing") from None
+    except (OSError, ValueError) as err:
+        raise ResultsError(f"{file} is unreadable ({err}); use --overwrite to start over") from None
+
+
+def _changed(old: dict[str, Any], sweep: Sweep) -> str:
+    """What differs between the sweep on disk and this one, in words."""
+    old_fp = {v["name"]: v.get("fingerprint") for v in old.get("variants", [])}
+    new_fp = {v.name: sweep.experiment(v).fingerprint() for v in sweep.variants}
+    parts = [f"{what}: {', '.join(names)}" for what, names in (
+        ("variants removed", [n for n in old_fp if n not in new_fp]),
+        ("variants added", [n for n in new_fp if n not in old_fp]),
+        ("variants changed", [n for n in new_fp if n in old_fp and old_fp[n] != new_fp[n]])) if names]
+    if old.get("baseline") != sweep.baseline:
+        parts.append(f"baseline {old.get('baseline')!r} -> {sweep.baseline!r}")
+    return "; ".join(parts) or "format"
+
+
+def new_manifest(sweep: Sweep, version: str, old: dict[str, Any] | None) -> dict[str, Any]:
+    """The sweep manifest: what each variant changes and where its results are; resumes keep the history."""
+    old_variants = {v["name"]: v for v in (old or {}).get("variants", [])}
+    experiments = [sweep.experiment(v) for v in sweep.variants]
+    return {
+        "format": FORMAT_VERSION, "kind": "sweep", "sweep": sweep.name, "fingerprint": sweep.fingerprint(),
+        "baseline": sweep.baseline, "base": sweep.base.to_dict(), "source": sweep.base.source,
+        "deals": sweep.base.deals, "package_version": version,
+        "variants": [{"name": v.name, "dir": v.name, "changes": v.changes(), "experiment": e.name,
+                      "fingerprint": e.fingerprint(), "games": e.games,
+                      "status": old_variants.get(v.name, {}).get("status", "pending"),
+                      "games_done": old_variants.get(v.name, {}).get("games_done", 0)}
+                     for v, e in zip(sweep.variants, experiments, strict=True)],
+        "started": (old or {}).get("started", now()), "updated": now(), "finished": None, "status": "running",
+        "runs": list((old or {}).get("runs", [])),
+    }
+
+
+def run_sweep(sweep: Sweep, out: str | Path, *, workers: int | None = None, executor: str = "process",
+              scheduler: str | None = None, overwrite: bool = False, progress: bool | None = None) -> SweepReport:
+    """Run every variant into ``out/<variant>/`` with `backends.run_experiment` (which resumes each one).
+
+    A folder holding another sweep is refused unless ``overwrite``; then the old variants' results are
+    removed too, so the folder holds this sweep alone.
+    """
+    from . import __version__
+
+    out = Path(out)
+    folder = ResultsDir(out)  # for its lock: one sweep at a time writes sweep.json
+    with folder.locked():
+        old = read_manifest(out) if is_sweep_dir(out) else None
+        if folder.manifest_path.exists():
+            raise ResultsError(f"{out} holds the results of a single run, not a sweep; use another --out")
+        if old is not None and overwrite:
+            for v in old.get("variants", []):
+                ResultsDir(out / v["name"]).clear()
+            old = None
+        elif old is not None and old.get("fingerprint") != sweep.fingerprint():
+            raise ResultsError(f"{out} holds a different sweep ({_changed(old, sweep)}); use --overwrite to "
+                               f"replace it or --out to write elsewhere")
+        manifest = new_manifest(sweep, __version__, old)
+        run = {"started": now(), "finished": None, "executor": executor, "workers": workers or default_workers()}
+        manifest["runs"].append(run)
+        entries = {v["name"]: v for v in manifest["variants"]}
+        _write(out, manifest)
+        start, status, runs = time.perf_counter(), "failed", []
+        try:
+            for variant in sweep.variants:
+                entry = entries[variant.name]
+                entry["status"] = "running"
+                _write(out, manifest)
+                report = run_experiment(sweep.experiment(variant), out / variant.name, workers=workers,
+                                        executor=executor, scheduler=scheduler, overwrite=overwrite,
+                                        progress=progress)
+                runs.append((variant.name, report))
+                entry.update(status=report.status, games_done=report.games_done)
+                _write(out, manifest)
+            status = "complete"
+        except KeyboardInterrupt:
+            status = "interrupted"
+            raise
+        finally:
+            for variant in sweep.variants:
+                entry = entries[variant.name]
+                if entry["status"] == "running":  # stopped inside this variant: count what reached the disk
+                    entry["status"] = status
+                    entry["games_done"] = ResultsDir(out / variant.name).games_done(sweep.experiment(variant).rotations)
+            run["finished"] = manifest["updated"] = now()
+            manifest["status"] = status
+            if status == "complete":
+                manifest["finished"] = run["finished"]
+            _write(out, manifest)
+    return SweepReport(out, status, tuple(runs), time.perf_counter() - start)
+
+
+def _write(out: Path, manifest: dict[str, Any]) -> None:
+    tmp = out / f".{MANIFEST}.tmp"
+    tmp.write_text(json.dumps(manifest, indent=2), encoding="utf-8")
+    tmp.replace(out / MANIFEST)
+
+
+# ----- the command -----------------------------------------------------------------------------------------
+def summary(sweep: Sweep, report: SweepReport) -> str:
+    """The lines printed after a sweep: per variant what it changes, its games and how long it took."""
+    runs = dict(report.runs)
+    rows = [("variant", "changes", "games", "this run")]
+    for v in sweep.variants:
+        r = runs.get(v.name)
+        mark = " (baseline)" if v.name == sweep.baseline else ""
+        rows.append((v.name + mark, v.describe(), str(r.games_done if r else 0),
+                     f"{r.games_run} in {r.seconds:.0f} s" if r else "-"))
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    n, deals = len(sweep.variants), sweep.base.deals
+    lines = [f"{sweep.name}: {n} variant{'s' * (n != 1)} x {deals} deal{'s' * (deals != 1)} in {report.out} "
+             f"({report.seconds:.0f} s)", ""]
+    for i, row in enumerate(rows):
+        lines.append("  ".join(c.ljust(w) if j < 2 else c.rjust(w) for j, (c, w) in enumerate(zip(row, widths,
+                                                                                                  strict=True))))
+        if i == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    lines += ["", f"compare the variants: treasure-sim report {report.out}"]
+    return "\n".join(lines)
+
+
+def _main(args: argparse.Namespace) -> int:
+    from .cli import UsageError
+
+    if args.scheduler and args.executor != "dask":
+        raise UsageError("--scheduler needs --executor dask")
+    sweep = load_sweep(args.config) if args.config else default_sweep()
+    sweep = sweep.replace(deals=args.deals, seed=args.seed)
+    out = Path(args.out) if args.out else Path("results") / sweep.name
+    try:
+        report = run_sweep(sweep, out, workers=args.workers, executor=args.executor, scheduler=args.scheduler,
+                           overwrite=args.overwrite)
+    except KeyboardInterrupt:
+        print(f"\ninterrupted: the games written so far are in {out} and intact; run the same command again "
+              f"to continue", file=sys.stderr)
+        return 130
+    print(summary(sweep, report))
+    return 0
+
+
+def register(subparsers: Any) -> argparse.ArgumentParser:
+    """Add ``sweep [CONFIG] [--deals N] [--workers W] [--out DIR] ...`` to a CLI's subparsers (``args.func``)."""
+    from .cli import _positive, _seed
+
+    p = subparsers.add_parser(
+        "sweep", help="play one experiment under several rule variants (the embedded default without CONFIG)",
+        description="Run the same entrants with the same seeds under every rule variant of a sweep config, one "
+                    "results folder per variant plus sweep.json; rerunning continues where it stopped. Compare "
+                    "the variants with `treasure-sim report DIR`.")
+    p.add_argument("config", nargs="?", metavar="CONFIG", help="sweep TOML (default: the embedded default sweep)")
+    p.add_argument("--deals", type=_positive, metavar="N", help="deals per variant (overrides the config)")
+    p.add_argument("--workers", type=_positive, metavar="W",
+                   help=f"worker processes (default: one per core, {default_workers()} here)")
+    p.add_argument("--out", metavar="DIR", help="sweep folder (default: results/<name>)")
+    p.add_argument("--seed", type=_seed, metavar="S", help="experiment seed (overrides the config)")
+    p.add_argument("--executor", choices=EXECUTORS, default="process", help="local process pool, or dask")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="with --executor dask: an existing scheduler (tcp://host:port) instead of a LocalCluster")
+    p.add_argument("--overwrite", action="store_true", help="replace a different sweep's results in DIR")
+    p.set_defaults(func=_main)
+    return p
+
+
+__all__ = ["Sweep", "SweepReport", "Variant", "default_sweep", "is_sweep_dir", "load_sweep", "parse_sweep",
+           "parse_sweep_toml", "read_manifest", "register", "run_sweep", "variant_experiment"]
