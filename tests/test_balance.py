@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import argparse
+
 import numpy as np
 import pandas as pd
 import pytest
 
-from treasure_sim import analysis
+from treasure_sim import analysis, report
 from treasure_sim import balance as bal
 from treasure_sim.sweep import parse_sweep_toml, run_sweep
-from treasure_sim.sweep_report import run_sweep_report
 
 SUITS = list(bal.SUIT_COLUMNS.values())
 
@@ -182,10 +183,15 @@ def test_an_unchanged_variant_differs_by_exactly_nothing(sweep_dir):
     assert set(result.fold["variant"]) == {"base", "same", "no-jokers"}
 
 
-def test_the_sweep_report_compares_the_variants(sweep_dir, tmp_path):
-    path = run_sweep_report(sweep_dir, tmp_path / "rep")
+def test_the_report_command_on_a_sweep_folder_compares_the_variants(sweep_dir, tmp_path, capsys):
+    parser = argparse.ArgumentParser(prog="treasure-sim")
+    report.register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["report", str(sweep_dir), "--out", str(tmp_path / "rep")])
+    assert args.func(args) == 0  # report dispatches to sweep_report.run_sweep_report on a sweep folder
+    path = tmp_path / "rep" / "report.md"
+    assert str(path) in capsys.readouterr().out
     text = path.read_text()
-    assert path == tmp_path / "rep" / "report.md"
+    assert text.startswith("# Treasure Poker rules sweep: bal")
     pngs = sorted(p.name for p in path.parent.glob("*.png"))
     assert {"sweep_length.png", "sweep_seat.png", "sweep_skill.png", "sweep_showdown.png", "sweep_ability.png",
             "sweep_value_money.png", "sweep_fold_value.png"} <= set(pngs)
@@ -196,3 +202,4 @@ def test_the_sweep_report_compares_the_variants(sweep_dir, tmp_path):
     assert "| metric | same − base | no-jokers − base |" in text
     assert "paired by deal" in text and "common random numbers" in text and "clustered by deal" in text
     assert "`no-jokers`: jokers = 0" in text
+

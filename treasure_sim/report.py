@@ -15,6 +15,8 @@ import pandas as pd
 from . import analysis as an
 from . import plots
 from .records import ResultsError
+from .sweep import is_sweep_dir
+from .sweep_report import run_sweep_report
 
 TRAJECTORY_GAMES = 6
 
@@ -161,8 +163,13 @@ def _section(res: an.Results, games: pd.DataFrame, out: Path, prefix: str, manif
 
 
 def run_report(results_dir: str | Path, out_dir: str | Path | None = None) -> Path:
-    """Write the figures and ``report.md`` for a results directory (default: ``DIR/report``); return report.md."""
+    """Write the figures and ``report.md`` for a results directory (default: ``DIR/report``); return report.md.
+
+    A sweep folder (``sweep.json``) gets the side-by-side comparison of its variants instead.
+    """
     results_dir = Path(results_dir)
+    if is_sweep_dir(results_dir):
+        return run_sweep_report(results_dir, out_dir)
     res = an.load(results_dir)
     if res.games.empty:
         raise ValueError(f"{results_dir} holds no finished games yet")
@@ -202,7 +209,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "report", help="figures and a markdown summary of a results directory",
         description="Write win shares, net money, head-to-head, ratings, seat advantage and money trajectories "
                     "as PNGs plus report.md, each estimate with its 95% interval over deals.")
-    parser.add_argument("dir", type=Path, help="a results directory written by `treasure-sim run`")
+    parser.add_argument("dir", type=Path, help="a results directory written by `treasure-sim run`, or a sweep "
+                                               "folder written by `treasure-sim sweep` (its variants compared)")
     parser.add_argument("--out", type=Path, default=None, help="where to write (default: DIR/report)")
     parser.set_defaults(func=_main)
     return parser
