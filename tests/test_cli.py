@@ -101,3 +101,22 @@ def test_default_experiment_runs_from_any_folder(tmp_path, monkeypatch, capsys):
 def test_help_exits_0(capsys):
     assert main(["run", "--help"]) == 0
     assert "--executor" in capsys.readouterr().out
+
+
+def test_summary_statistics_match_pandas(config, tmp_path):
+    import math
+
+    import pandas as pd
+
+    from treasure_sim.cli import Z95, entrant_stats
+
+    assert main(["run", str(config), "--out", "s", "--workers", "2"]) == 0
+    games = pd.read_parquet(tmp_path / "s" / "games")
+    games["entrant"] = games["entrant"].astype(str)
+    per_deal = games.groupby(["entrant", "deal_id"])[["win_share", "net"]].mean().groupby("entrant")
+    for row in entrant_stats(tmp_path / "s"):
+        deals = per_deal.get_group(row["entrant"])
+        assert row["games"] == (games.entrant == row["entrant"]).sum() and row["deals"] == len(deals)
+        for name, col in (("win", "win_share"), ("net", "net")):
+            assert math.isclose(row[name], deals[col].mean())
+            assert math.isclose(row[f"{name}_ci"], Z95 * deals[col].std() / math.sqrt(len(deals)))

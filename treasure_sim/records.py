@@ -306,6 +306,16 @@ def new_manifest(exp: Experiment, version: str, old: dict[str, Any] | None) -> d
     }
 
 
+def iter_parts(path: str | Path, table: str, columns: Sequence[str]) -> Iterator[pa.Table]:
+    """Each finished part of ``games`` or ``hands`` in deal order, read one file at a time.
+
+    Lighter than a dataset scan (no scanner, no read-ahead): what the parent uses after a run.
+    """
+    folder = Path(path) / table
+    for name in sorted(f for f in os.listdir(folder) if _PART.match(f)):
+        yield pq.ParquetFile(folder / name).read(columns=list(columns), use_threads=False)
+
+
 def read_games(path: str | Path, columns: Sequence[str] | None = None) -> pa.Table:
     """The games dataset of a results folder (hidden temp files are skipped)."""
     return pq.read_table(Path(path) / "games", columns=list(columns) if columns else None)
