@@ -16,6 +16,8 @@ import numpy as np
 from .backends import EXECUTORS, RunError, RunReport, default_workers, run_experiment
 from .experiment import ConfigError, default_experiment, load_experiment
 from .records import ResultsError, iter_parts
+from .report import register as add_report
+from .sweep import register as add_sweep
 
 Z95 = 1.959964  # two-sided 95% normal quantile
 
@@ -178,7 +180,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 # ----- the command -----------------------------------------------------------------------------------------
-SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [add_run, add_bench]
+SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], object]] = [add_run, add_sweep, add_report, add_bench]
 
 
 def build_parser() -> argparse.ArgumentParser:
