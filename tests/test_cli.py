@@ -120,3 +120,13 @@ def test_summary_statistics_match_pandas(config, tmp_path):
         for name, col in (("win", "win_share"), ("net", "net")):
             assert math.isclose(row[name], deals[col].mean())
             assert math.isclose(row[f"{name}_ci"], Z95 * deals[col].std() / math.sqrt(len(deals)))
+
+
+def test_run_does_not_load_the_report_stack():
+    """`report` and `sweep` load pandas and matplotlib: only when they run, not for every `run` or worker."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from treasure_sim.cli import build_parser; build_parser('run'); "
+            "print(sorted(m for m in ('pandas', 'matplotlib') if m in sys.modules))")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "[]\n"

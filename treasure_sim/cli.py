@@ -9,6 +9,7 @@ import pkgutil
 import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -16,8 +17,6 @@ import numpy as np
 from .backends import EXECUTORS, RunError, RunReport, default_workers, run_experiment
 from .experiment import ConfigError, default_experiment, load_experiment
 from .records import ResultsError, iter_parts
-from .report import register as add_report
-from .sweep import register as add_sweep
 
 Z95 = 1.959964  # two-sided 95% normal quantile
 
@@ -180,20 +179,45 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 # ----- the command -----------------------------------------------------------------------------------------
-SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], object]] = [add_run, add_sweep, add_report, add_bench]
+@dataclass(frozen=True, slots=True)
+class Lazy:
+    """A subcommand whose module (pandas, matplotlib: a second to load) is imported only when it runs."""
+
+    name: str
+    module: str  # has register(subparsers), like the add_* functions here
+    help: str  # for `treasure-sim --help`, without importing the module
+
+    def __call__(self, sub: argparse._SubParsersAction, command: str | None) -> None:
+        if command == self.name:
+            importlib.import_module(self.module).register(sub)
+        else:
+            sub.add_parser(self.name, help=self.help, add_help=False)
 
 
-def build_parser() -> argparse.ArgumentParser:
+SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], object] | Lazy] = [
+    add_run,
+    Lazy("sweep", "treasure_sim.sweep", "play one experiment under several rule variants"),
+    Lazy("report", "treasure_sim.report", "figures and a markdown summary of a results directory"),
+    add_bench,
+]
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser, with the lazy subcommand ``command`` (the one being run) fully registered."""
     parser = argparse.ArgumentParser(prog="treasure-sim", description="Bot tournaments for Treasure Poker.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for add in SUBCOMMANDS:
-        add(sub)
+        if isinstance(add, Lazy):
+            add(sub, command)
+        else:
+            add(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the exit code (2 for bad input, never a traceback)."""
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(next((a for a in argv if not a.startswith("-")), None))
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit_:  # --help (0) or a usage error (2), already printed by argparse
@@ -206,7 +230,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (RunError, OSError) as err:  # the run could not go on; what it wrote stays valid
         print(f"treasure-sim {args.command}: failed: {err}", file=sys.stderr)
         return 1
-
 
 
 if __name__ == "__main__":
