@@ -34,7 +34,7 @@ from typing import Any
 
 from .backends import EXECUTORS, RunReport, default_workers, run_experiment
 from .experiment import TOP_KEYS, ConfigError, Experiment, _check_keys, parse_experiment
-from .records import ResultsDir, ResultsError, now
+from .records import ResultsDir, ResultsError, _atomic_write, now
 from .rules import RuleSet
 
 DEFAULT_SWEEP = "sweep.toml"  # in treasure_sim/data, packaged with the wheel
@@ -345,9 +345,7 @@ def run_sweep(sweep: Sweep, out: str | Path, *, workers: int | None = None, exec
 
 
 def _write(out: Path, manifest: dict[str, Any]) -> None:
-    tmp = out / f".{MANIFEST}.tmp"
-    tmp.write_text(json.dumps(manifest, indent=2), encoding="utf-8")
-    tmp.replace(out / MANIFEST)
+    _atomic_write(out / MANIFEST, json.dumps(manifest, indent=2).encode())  # readers never see half a file
 
 
 # ----- the command -----------------------------------------------------------------------------------------
