@@ -171,6 +171,8 @@ def test_a_changed_sweep_is_refused_unless_overwrite(swept, tmp_path):
     changed = parse_sweep_toml(VARIANTS.replace("rules = { clubs = false }", "rules = { hearts = false }"))
     with pytest.raises(ResultsError, match=r"holds a different sweep \(variants changed: no-clubs\); use --overwrite"):
         run_sweep(changed, out, workers=1, progress=False)
+    with pytest.raises(ResultsError, match=r"different sweep \(base seed; variants changed: base, no-clubs"):
+        run_sweep(sweep.replace(seed=99), out, workers=1, progress=False)
     fewer = parse_sweep_toml(BASE + "[[variants]]\nname = 'base'\n[[variants]]\nname = 'ante-2'\nrules = {ante = 2}\n")
     target = tmp_path / "copy"
     run_sweep(sweep.replace(deals=1), target, workers=1, progress=False)

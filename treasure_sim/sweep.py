@@ -264,6 +264,10 @@ def _changed(old: dict[str, Any], sweep: Sweep) -> str:
         ("variants removed", [n for n in old_fp if n not in new_fp]),
         ("variants added", [n for n in new_fp if n not in old_fp]),
         ("variants changed", [n for n in new_fp if n in old_fp and old_fp[n] != new_fp[n]])) if names]
+    base, new_base = old.get("base", {}), sweep.base.to_dict()
+    keys = [k for k in ("name", "seed", "table_size", "rotate", "entrants", "rules") if base.get(k) != new_base[k]]
+    if keys:
+        parts.insert(0, f"base {', '.join(keys)}")
     if old.get("baseline") != sweep.baseline:
         parts.append(f"baseline {old.get('baseline')!r} -> {sweep.baseline!r}")
     return "; ".join(parts) or "format"
