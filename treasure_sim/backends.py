@@ -93,7 +93,15 @@ class ProcessBackend:
             while pending or in_flight:
                 while pending and len(in_flight) < 2 * self.workers:
                     task = pending.popleft()
-                    in_flight[pool.submit(run_task, task)] = task
+                    try:
+                        in_flight[pool.submit(run_task, task)] = task
+                    except BrokenProcessPool:  # a worker died before this submit; the futures below say whose
+                        pending.appendleft(task)
+                        break
+                if not in_flight:  # broken with nothing in flight: nothing was lost, start a fresh pool
+                    pool.shutdown(wait=True, cancel_futures=True)
+                    pool = self._pool()
+                    continue
                 done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
                 if any(isinstance(f.exception(), BrokenProcessPool) for f in done):
                     done, _ = wait(in_flight)  # a broken pool fails every future at once
