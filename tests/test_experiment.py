@@ -111,5 +111,10 @@ def test_embedded_default_loads_from_any_folder(tmp_path, monkeypatch):
 def test_example_configs_are_valid():
     from pathlib import Path
 
+    from treasure_sim.sweep import load_sweep
+
     for path in sorted((Path(__file__).parents[1] / "experiments").glob("*.toml")):
-        load_experiment(path)
+        if path.name.startswith("sweep_"):
+            load_sweep(path)  # a sweep: an experiment plus its rule variants
+        else:
+            load_experiment(path)

@@ -103,7 +103,7 @@ def plot_group(table: pd.DataFrame, variants: list[str], baseline: str, title: s
     The baseline's value is the dashed line and its interval the shaded band, so a variant's distance
     from it reads at a glance; shape and colour both carry the flag (colour-blind safe).
     """
-    spread = table.groupby("metric", sort=False)[["mean", "ci_low", "ci_high"]].agg(lambda x: np.nanmax(np.abs(x)))
+    spread = table.groupby("metric", sort=False)[["mean", "ci_low", "ci_high"]].agg(lambda x: x.abs().max())
     metrics = [m for m in dict.fromkeys(table["metric"]) if spread.loc[m].max() > 0] or list(spread.index[:1])
     cols = min(3, len(metrics))
     rows = -(-len(metrics) // cols)
