@@ -101,14 +101,26 @@ def available_strategies() -> list[str]:
 
 
 # ----- parsing and validation ------------------------------------------------------------------------------
-def load_experiment(path: str | Path, *, check_strategies: bool = True) -> Experiment:
-    """Read and validate an experiment TOML file."""
+def read_toml(path: str | Path, what: str = "experiment") -> dict[str, Any]:
+    """A TOML config file as a table; an unreadable file or bad TOML is a ConfigError naming the file."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as err:
-        raise ConfigError(f"cannot read experiment config {path}: {err.strerror or err}") from None
-    return parse_toml(text, str(path), check_strategies=check_strategies)
+        raise ConfigError(f"cannot read {what} config {path}: {err.strerror or err}") from None
+    return toml_table(text, str(path))
+
+
+def toml_table(text: str, source: str = "<string>") -> dict[str, Any]:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise ConfigError(f"{source}: not valid TOML: {err}") from None
+
+
+def load_experiment(path: str | Path, *, check_strategies: bool = True) -> Experiment:
+    """Read and validate an experiment TOML file."""
+    return parse_experiment(read_toml(path), str(path), check_strategies=check_strategies)
 
 
 def default_experiment(*, check_strategies: bool = True) -> Experiment:
@@ -118,11 +130,7 @@ def default_experiment(*, check_strategies: bool = True) -> Experiment:
 
 
 def parse_toml(text: str, source: str = "<string>", *, check_strategies: bool = True) -> Experiment:
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as err:
-        raise ConfigError(f"{source}: not valid TOML: {err}") from None
-    return parse_experiment(data, source, check_strategies=check_strategies)
+    return parse_experiment(toml_table(text, source), source, check_strategies=check_strategies)
 
 
 def parse_experiment(data: dict[str, Any], source: str = "<memory>", *, check_strategies: bool = True) -> Experiment:

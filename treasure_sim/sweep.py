@@ -25,7 +25,6 @@ import json
 import re
 import sys
 import time
-import tomllib
 from dataclasses import dataclass, field
 from importlib import resources
 from itertools import product
@@ -33,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from .backends import EXECUTORS, RunReport, default_workers, run_experiment
-from .experiment import TOP_KEYS, ConfigError, Experiment, _check_keys, parse_experiment
+from .experiment import TOP_KEYS, ConfigError, Experiment, _check_keys, parse_experiment, read_toml, toml_table
 from .records import ResultsDir, ResultsError, _atomic_write, now
 from .rules import RuleSet
 
@@ -98,12 +97,7 @@ class Sweep:
 # ----- parsing ---------------------------------------------------------------------------------------------
 def load_sweep(path: str | Path, *, check_strategies: bool = True) -> Sweep:
     """Read and validate a sweep TOML file."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as err:
-        raise ConfigError(f"cannot read sweep config {path}: {err.strerror or err}") from None
-    return parse_sweep_toml(text, str(path), check_strategies=check_strategies)
+    return parse_sweep(read_toml(path, "sweep"), str(path), check_strategies=check_strategies)
 
 
 def default_sweep(*, check_strategies: bool = True) -> Sweep:
@@ -113,11 +107,7 @@ def default_sweep(*, check_strategies: bool = True) -> Sweep:
 
 
 def parse_sweep_toml(text: str, source: str = "<string>", *, check_strategies: bool = True) -> Sweep:
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as err:
-        raise ConfigError(f"{source}: not valid TOML: {err}") from None
-    return parse_sweep(data, source, check_strategies=check_strategies)
+    return parse_sweep(toml_table(text, source), source, check_strategies=check_strategies)
 
 
 def parse_sweep(data: dict[str, Any], source: str = "<memory>", *, check_strategies: bool = True) -> Sweep:
