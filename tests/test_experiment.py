@@ -113,8 +113,10 @@ def test_example_configs_are_valid():
 
     from treasure_sim.sweep import load_sweep
 
+    checked = []
     for path in sorted((Path(__file__).parents[1] / "experiments").glob("*.toml")):
         if path.name.startswith("sweep_"):
-            load_sweep(path)  # a sweep: an experiment plus its rule variants
+            checked.append(load_sweep(path).base.name)  # a sweep: an experiment plus its rule variants
         else:
-            load_experiment(path)
+            checked.append(load_experiment(path).name)
+    assert len(checked) >= 5 and "rules" in checked

@@ -52,15 +52,20 @@ def add_run(sub: argparse._SubParsersAction) -> None:
                                    "rerunning into the same folder continues where it stopped.")
     p.add_argument("config", nargs="?", metavar="CONFIG", help="experiment TOML (default: the embedded default)")
     p.add_argument("--deals", type=_positive, metavar="N", help="number of deals (overrides the config)")
+    add_execution_options(p, "results folder", "results of a different config")
+    p.set_defaults(func=cmd_run)
+
+
+def add_execution_options(p: argparse.ArgumentParser, folder: str, replaced: str) -> None:
+    """--workers, --out, --seed, --executor, --scheduler, --overwrite: shared by run and sweep."""
     p.add_argument("--workers", type=_positive, metavar="W", help=f"worker processes (default: one per core, "
                                                                    f"{default_workers()} here)")
-    p.add_argument("--out", metavar="DIR", help="results folder (default: results/<name>)")
+    p.add_argument("--out", metavar="DIR", help=f"{folder} (default: results/<name>)")
     p.add_argument("--seed", type=_seed, metavar="S", help="experiment seed (overrides the config)")
     p.add_argument("--executor", choices=EXECUTORS, default="process", help="local process pool, or dask")
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="with --executor dask: an existing scheduler (tcp://host:port) instead of a LocalCluster")
-    p.add_argument("--overwrite", action="store_true", help="replace results of a different config in DIR")
-    p.set_defaults(func=cmd_run)
+    p.add_argument("--overwrite", action="store_true", help=f"replace {replaced} in DIR")
 
 
 def cmd_run(args: argparse.Namespace) -> int:

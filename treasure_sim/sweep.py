@@ -31,7 +31,7 @@ from itertools import product
 from pathlib import Path
 from typing import Any
 
-from .backends import EXECUTORS, RunReport, default_workers, run_experiment
+from .backends import RunReport, default_workers, run_experiment
 from .experiment import TOP_KEYS, ConfigError, Experiment, _check_keys, parse_experiment, read_toml, toml_table
 from .records import ResultsDir, ResultsError, _atomic_write, now
 from .rules import RuleSet
@@ -386,7 +386,7 @@ def _main(args: argparse.Namespace) -> int:
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
     """Add ``sweep [CONFIG] [--deals N] [--workers W] [--out DIR] ...`` to a CLI's subparsers (``args.func``)."""
-    from .cli import _positive, _seed
+    from .cli import _positive, add_execution_options
 
     p = subparsers.add_parser(
         "sweep", help="play one experiment under several rule variants (the embedded default without CONFIG)",
@@ -395,14 +395,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                     "the variants with `treasure-sim report DIR`.")
     p.add_argument("config", nargs="?", metavar="CONFIG", help="sweep TOML (default: the embedded default sweep)")
     p.add_argument("--deals", type=_positive, metavar="N", help="deals per variant (overrides the config)")
-    p.add_argument("--workers", type=_positive, metavar="W",
-                   help=f"worker processes (default: one per core, {default_workers()} here)")
-    p.add_argument("--out", metavar="DIR", help="sweep folder (default: results/<name>)")
-    p.add_argument("--seed", type=_seed, metavar="S", help="experiment seed (overrides the config)")
-    p.add_argument("--executor", choices=EXECUTORS, default="process", help="local process pool, or dask")
-    p.add_argument("--scheduler", metavar="ADDRESS",
-                   help="with --executor dask: an existing scheduler (tcp://host:port) instead of a LocalCluster")
-    p.add_argument("--overwrite", action="store_true", help="replace a different sweep's results in DIR")
+    add_execution_options(p, "sweep folder", "a different sweep's results")
     p.set_defaults(func=_main)
     return p
 
