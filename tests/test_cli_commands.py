@@ -45,3 +45,22 @@ def test_sweep_then_report(tmp_path, capsys):
 def test_unknown_subcommand_is_a_usage_error(capsys):
     assert main(["tournament"]) == 2
     assert "invalid choice" in capsys.readouterr().err
+
+
+def test_ctrl_c_exits_130_and_says_the_results_are_kept(tmp_path, monkeypatch, capsys):
+    from treasure_sim import backends, sweep
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(backends, "run_experiment", interrupted)
+    monkeypatch.setattr(sweep, "run_sweep", interrupted)
+    monkeypatch.setattr("treasure_sim.cli.run_experiment", interrupted)
+    config = tmp_path / "tiny.toml"
+    config.write_text('name = "tiny"' + ENTRANTS)
+    assert main(["run", str(config), "--out", str(tmp_path / "r")]) == 130
+    assert "interrupted" in capsys.readouterr().err
+    config.write_text('name = "tinysweep"' + ENTRANTS.replace("[rules]", "[[variants]]\nname = 'base'\n[rules]"))
+    assert main(["sweep", str(config), "--out", str(tmp_path / "s")]) == 130
+    err = capsys.readouterr().err
+    assert "interrupted" in err and str(tmp_path / "s") in err

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import math
 import pkgutil
@@ -11,6 +12,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -25,24 +27,23 @@ class UsageError(Exception):
     """Bad input from the command line: reported in one line, exit code 2."""
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {value}")
-    return value
+def _whole_number(minimum: int) -> Callable[[str], int]:
+    """An argparse type: a whole number >= minimum, with a one-line error otherwise."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"expected a whole number >= {minimum}, got {value}")
+        return value
+
+    return parse
 
 
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {value}")
-    return value
+_positive = _whole_number(1)
+_seed = _whole_number(0)
 
 
 # ----- run -------------------------------------------------------------------------------------------------
@@ -68,18 +69,28 @@ def add_execution_options(p: argparse.ArgumentParser, folder: str, replaced: str
     p.add_argument("--overwrite", action="store_true", help=f"replace {replaced} in DIR")
 
 
-def cmd_run(args: argparse.Namespace) -> int:
+def execute(args: argparse.Namespace, name: str, start: Callable[..., Any]) -> Any:
+    """Run ``start(out, workers=..., ...)`` with the execution options into --out (default results/<name>).
+
+    Returns its report, or None after Ctrl-C (said on stderr: what is written stays, a rerun continues).
+    """
     if args.scheduler and args.executor != "dask":
         raise UsageError("--scheduler needs --executor dask")
-    exp = load_experiment(args.config) if args.config else default_experiment()
-    exp = exp.replace(deals=args.deals, seed=args.seed)
-    out = Path(args.out) if args.out else Path("results") / exp.name
+    out = Path(args.out) if args.out else Path("results") / name
     try:
-        report = run_experiment(exp, out, workers=args.workers, executor=args.executor,
-                                scheduler=args.scheduler, overwrite=args.overwrite)
+        return start(out, workers=args.workers, executor=args.executor, scheduler=args.scheduler,
+                     overwrite=args.overwrite)
     except KeyboardInterrupt:
         print(f"\ninterrupted: the games written so far are in {out} and intact; run the same command again "
               f"to continue", file=sys.stderr)
+        return None
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    exp = load_experiment(args.config) if args.config else default_experiment()
+    exp = exp.replace(deals=args.deals, seed=args.seed)
+    report = execute(args, exp.name, functools.partial(run_experiment, exp))
+    if report is None:
         return 130
     print(summary(report, exp.name, exp.deals, exp.rotations, exp.table_size, len(exp.entrants)))
     return 0

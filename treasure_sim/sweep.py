@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import functools
 import hashlib
 import json
 import re
-import sys
 import time
 from dataclasses import dataclass, field
 from importlib import resources
@@ -366,19 +366,12 @@ def summary(sweep: Sweep, report: SweepReport) -> str:
 
 
 def _main(args: argparse.Namespace) -> int:
-    from .cli import UsageError
+    from .cli import execute
 
-    if args.scheduler and args.executor != "dask":
-        raise UsageError("--scheduler needs --executor dask")
     sweep = load_sweep(args.config) if args.config else default_sweep()
     sweep = sweep.replace(deals=args.deals, seed=args.seed)
-    out = Path(args.out) if args.out else Path("results") / sweep.name
-    try:
-        report = run_sweep(sweep, out, workers=args.workers, executor=args.executor, scheduler=args.scheduler,
-                           overwrite=args.overwrite)
-    except KeyboardInterrupt:
-        print(f"\ninterrupted: the games written so far are in {out} and intact; run the same command again "
-              f"to continue", file=sys.stderr)
+    report = execute(args, sweep.name, functools.partial(run_sweep, sweep))
+    if report is None:
         return 130
     print(summary(sweep, report))
     return 0
