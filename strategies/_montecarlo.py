@@ -17,9 +17,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from treasure_sim import evaluator
-from treasure_sim.cards import CLUBS, HEARTS, SPADES, make_deck
-from treasure_sim.strategy import Observation
+from treasure_sim.game import evaluator
+from treasure_sim.game.cards import CLUBS, HEARTS, SPADES, make_deck
+from treasure_sim.game.strategy import Observation
 
 # RANK_BIT[card] = 1 << rank for naturals, 0 for Jokers and for the padding id -1 (the last entry).
 RANK_BIT = np.zeros(55, dtype=np.int64)

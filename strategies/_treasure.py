@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from treasure_sim.cards import CLUBS, DIAMONDS, HEARTS, SPADES, value_of
-from treasure_sim.strategy import Observation
+from treasure_sim.game.cards import CLUBS, DIAMONDS, HEARTS, SPADES, value_of
+from treasure_sim.game.strategy import Observation
 
 
 @dataclass(frozen=True, slots=True)

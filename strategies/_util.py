@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from treasure_sim import evaluator
-from treasure_sim.cards import DIAMONDS, SPADES, value_of
-from treasure_sim.history import HandRecord
-from treasure_sim.strategy import CHECK, FOLD, RAISE, Action, Observation, Steal
+from treasure_sim.game import evaluator
+from treasure_sim.game.cards import DIAMONDS, SPADES, value_of
+from treasure_sim.game.history import HandRecord
+from treasure_sim.game.strategy import CHECK, FOLD, RAISE, Action, Observation, Steal
 
 
 def passive(obs: Observation) -> Action:

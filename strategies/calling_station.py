@@ -7,7 +7,7 @@ draws every Hearts card, steals the highest-value card it can reach and never vo
 
 from __future__ import annotations
 
-from treasure_sim.strategy import Action, Observation, Steal, Strategy
+from treasure_sim.game.strategy import Action, Observation, Steal, Strategy
 
 from ._util import my_spades, passive, steal_highest
 

@@ -13,7 +13,7 @@ of the pot as strength grows. It ignores the New Treasure: that is ``treasure_hu
 
 from __future__ import annotations
 
-from treasure_sim.strategy import CHECK, RAISE, Action, Observation, Steal, Strategy
+from treasure_sim.game.strategy import CHECK, RAISE, Action, Observation, Steal, Strategy
 
 from ._montecarlo import equity_scores, shares
 from ._util import made_category, my_spades, pot_raise_to, raise_or, steal_highest

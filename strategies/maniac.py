@@ -7,7 +7,7 @@ the pot over) or calls down correctly. Its size is a fraction of the pot (``pot_
 
 from __future__ import annotations
 
-from treasure_sim.strategy import Action, Observation, Steal, Strategy
+from treasure_sim.game.strategy import Action, Observation, Steal, Strategy
 
 from ._util import my_spades, pot_raise_to, raise_or, steal_highest
 

@@ -6,7 +6,7 @@ Knobs: ``stop_chance`` (vote to stop before a hand), ``draw_chance`` (take each 
 
 from __future__ import annotations
 
-from treasure_sim.strategy import RAISE, Action, Observation, Steal, Strategy
+from treasure_sim.game.strategy import RAISE, Action, Observation, Steal, Strategy
 
 
 class RandomBot(Strategy):

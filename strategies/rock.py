@@ -9,8 +9,8 @@ tiny evaluator call per decision, no simulation.
 
 from __future__ import annotations
 
-from treasure_sim.cards import RANKS
-from treasure_sim.strategy import CHECK, Action, Observation, Steal, Strategy
+from treasure_sim.game.cards import RANKS
+from treasure_sim.game.strategy import CHECK, Action, Observation, Steal, Strategy
 
 from ._util import made_category, my_spades, raise_or, steal_highest, wild_count
 

@@ -20,9 +20,9 @@ from itertools import combinations
 
 import numpy as np
 
-from treasure_sim.history import HandRecord
-from treasure_sim.rules import RuleSet
-from treasure_sim.strategy import CHECK, Action, Observation, Steal
+from treasure_sim.game.history import HandRecord
+from treasure_sim.game.rules import RuleSet
+from treasure_sim.game.strategy import CHECK, Action, Observation, Steal
 
 from ._montecarlo import equity
 from ._treasure import TreasureModel, Valuer

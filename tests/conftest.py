@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from treasure_sim import Action, Observation, Steal, Strategy
-from treasure_sim.cards import parse_card
+from treasure_sim.game.cards import parse_card
 
 
 def _action(step: str | Action) -> Action:

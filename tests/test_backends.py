@@ -6,7 +6,7 @@ from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
 from types import SimpleNamespace
 
-from treasure_sim import backends
+from treasure_sim.run import backends
 
 
 class FlakyPool:

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import argparse
-
 import numpy as np
 import pandas as pd
 import pytest
 
-from treasure_sim import analysis, report
-from treasure_sim import balance as bal
-from treasure_sim.sweep import parse_sweep_toml, run_sweep
+from treasure_sim.run.sweep import parse_sweep_toml, run_sweep
+from treasure_sim.study import analysis, stats
+from treasure_sim.study import balance as bal
 
 SUITS = list(bal.SUIT_COLUMNS.values())
 
@@ -26,7 +24,7 @@ def _clustered_sample(rng, clusters=300, size=6):
 
 def test_clustered_ols_recovers_coefficients_and_its_intervals_cover():
     rng = np.random.default_rng(5)
-    covered, crit = 0, analysis.t_quantile(0.95, 299)
+    covered, crit = 0, stats.t_quantile(0.95, 299)
     for _ in range(200):
         x, y, g = _clustered_sample(rng)
         beta, se, df = bal.ols_clustered(x, y, g)
@@ -84,7 +82,7 @@ def test_paired_differences_see_what_unpaired_intervals_cannot():
     variant = base.assign(value=luck + 0.5 + rng.normal(0, 0.1, 60)).iloc[:50]  # 10 deals not played yet
     out = bal.compare({"base": base, "v": variant}, "base").set_index("variant")
     assert out.loc["v", "ci_low"] < out.loc["base", "mean"] < out.loc["v", "ci_high"]  # unpaired: no difference
-    expected = analysis.mean_interval(variant["value"].to_numpy() - luck[:50])
+    expected = tuple(stats.mean_interval(variant["value"].to_numpy() - luck[:50]))
     assert out.loc["v", ["diff", "diff_low", "diff_high"]].tolist() == pytest.approx(expected)
     assert out.loc["v", "flag"] == "▲" and 0.45 < out.loc["v", "diff"] < 0.55
     assert out.loc["v", "deals"] == 50 and out.loc["base", "flag"] == ""
@@ -184,10 +182,9 @@ def test_an_unchanged_variant_differs_by_exactly_nothing(sweep_dir):
 
 
 def test_the_report_command_on_a_sweep_folder_compares_the_variants(sweep_dir, tmp_path, capsys):
-    parser = argparse.ArgumentParser(prog="treasure-sim")
-    report.register(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(["report", str(sweep_dir), "--out", str(tmp_path / "rep")])
-    assert args.func(args) == 0  # report dispatches to sweep_report.run_sweep_report on a sweep folder
+    from treasure_sim.cli import main
+
+    assert main(["report", str(sweep_dir), "--out", str(tmp_path / "rep")]) == 0  # a sweep: variants compared
     path = tmp_path / "rep" / "report.md"
     assert str(path) in capsys.readouterr().out
     text = path.read_text()

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from treasure_sim import RuleSet
-from treasure_sim.betting import BetLimits, bet_limits, split_pots, uncalled_bet
+from treasure_sim.game.betting import BetLimits, bet_limits, split_pots, uncalled_bet
 
 NL, PL, FL = RuleSet(), RuleSet(betting="pot-limit"), RuleSet(betting="fixed-limit")
 

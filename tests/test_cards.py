@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from treasure_sim.cards import (
+from treasure_sim.game.cards import (
     BLACK_JOKER,
     RANKS,
     RED_JOKER,

@@ -47,8 +47,8 @@ def test_run_prints_the_summary_and_resumes(config, tmp_path, capsys):
     rows = {line.split()[0]: line.split() for line in out.splitlines()[5:8]}  # after the header and rule
     assert set(rows) == {"random", "drawer", "stopper"}
     assert all(r[1] == "15" and r[3] == "±" for r in rows.values())
-    assert "95% CI: normal interval" in out and "over deals as independent samples" in out
-    assert "rotations averaged first" in out
+    assert "95% CI: 95% Student-t interval over per-deal means" in out
+    assert "all rotations of one deal = one sample" in out
     manifest = json.loads((tmp_path / "results" / "clitest" / "manifest.json").read_text())
     assert manifest["status"] == "complete" and manifest["games_done"] == 15
 
@@ -108,7 +108,8 @@ def test_summary_statistics_match_pandas(config, tmp_path):
 
     import pandas as pd
 
-    from treasure_sim.cli import Z95, entrant_stats
+    from treasure_sim.study.stats import t_quantile
+    from treasure_sim.study.summary import entrant_stats
 
     assert main(["run", str(config), "--out", "s", "--workers", "2"]) == 0
     games = pd.read_parquet(tmp_path / "s" / "games")
@@ -118,8 +119,9 @@ def test_summary_statistics_match_pandas(config, tmp_path):
         deals = per_deal.get_group(row["entrant"])
         assert row["games"] == (games.entrant == row["entrant"]).sum() and row["deals"] == len(deals)
         for name, col in (("win", "win_share"), ("net", "net")):
-            assert math.isclose(row[name], deals[col].mean())
-            assert math.isclose(row[f"{name}_ci"], Z95 * deals[col].std() / math.sqrt(len(deals)))
+            assert math.isclose(row[name].mean, deals[col].mean())
+            half = t_quantile(0.95, len(deals) - 1) * deals[col].std() / math.sqrt(len(deals))
+            assert math.isclose(row[name].half_width, half)
 
 
 def test_run_does_not_load_the_report_stack():
@@ -127,6 +129,6 @@ def test_run_does_not_load_the_report_stack():
     import subprocess
     import sys
 
-    code = ("import sys; from treasure_sim.cli import build_parser; build_parser('run'); "
+    code = ("import sys; from treasure_sim.cli import build_parser; build_parser(); "
             "print(sorted(m for m in ('pandas', 'matplotlib') if m in sys.modules))")
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "[]\n"

@@ -48,7 +48,7 @@ def test_unknown_subcommand_is_a_usage_error(capsys):
 
 
 def test_ctrl_c_exits_130_and_says_the_results_are_kept(tmp_path, monkeypatch, capsys):
-    from treasure_sim import backends, sweep
+    from treasure_sim.run import backends, sweep
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt

@@ -6,8 +6,8 @@ import pytest
 from conftest import ScriptedBot, stacked
 
 from treasure_sim import Game, RuleSet, Steal
-from treasure_sim.cards import parse_card, parse_cards, rank_mask
-from treasure_sim.evaluator import evaluate
+from treasure_sim.game.cards import parse_card, parse_cards, rank_mask
+from treasure_sim.game.evaluator import evaluate
 
 BOARD = "2c 7d 9h Js 4c"
 

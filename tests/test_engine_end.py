@@ -8,7 +8,7 @@ import pytest
 from conftest import ScriptedBot, stacked
 
 from treasure_sim import Game, RuleSet
-from treasure_sim.cards import format_card
+from treasure_sim.game.cards import format_card
 
 NO_JOKERS = RuleSet(jokers=0)
 

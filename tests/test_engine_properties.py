@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from strategies.random_bot import RandomBot
 from treasure_sim import Game, Observation, RuleSet, play_game
-from treasure_sim.cards import format_card
-from treasure_sim.history import END_REASONS
+from treasure_sim.game.cards import format_card
+from treasure_sim.game.history import END_REASONS
 
 rulesets = st.builds(
     RuleSet,

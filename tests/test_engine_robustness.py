@@ -12,7 +12,7 @@ from conftest import ScriptedBot, stacked
 
 from strategies.random_bot import RandomBot
 from treasure_sim import Action, Game, RuleSet, Steal, Strategy, StrategyError, play_game
-from treasure_sim.cards import parse_card
+from treasure_sim.game.cards import parse_card
 
 
 class Boom(Exception):

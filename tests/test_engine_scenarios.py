@@ -7,7 +7,7 @@ import pytest
 from conftest import ScriptedBot, stacked
 
 from treasure_sim import Action, Game, RuleSet, Strategy
-from treasure_sim.cards import parse_card
+from treasure_sim.game.cards import parse_card
 
 BOARD = "2c 7d 9h Js 4c"  # no straight or flush possible with the hole cards used below
 

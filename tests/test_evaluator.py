@@ -11,8 +11,8 @@ import treys
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from treasure_sim.cards import parse_cards, rank_mask
-from treasure_sim.evaluator import (
+from treasure_sim.game.cards import parse_cards, rank_mask
+from treasure_sim.game.evaluator import (
     CATEGORY_NAMES,
     SMALL,
     Quintet,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from treasure_sim.evaluator import category, evaluate
+from treasure_sim.game.evaluator import category, evaluate
 
 HIGH_TO_LOW = (9, 8, 7, 6, 5, 4, 3, 2, 1, 0)  # five of a kind .. high card
 

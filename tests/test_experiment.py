@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from treasure_sim.experiment import ConfigError, default_experiment, load_experiment, parse_toml
-from treasure_sim.rules import RuleSet
+from treasure_sim.game.rules import RuleSet
+from treasure_sim.run.experiment import ConfigError, default_experiment, load_experiment, parse_toml
 
 BASE = """
 name = "t"
@@ -111,7 +111,7 @@ def test_embedded_default_loads_from_any_folder(tmp_path, monkeypatch):
 def test_example_configs_are_valid():
     from pathlib import Path
 
-    from treasure_sim.sweep import load_sweep
+    from treasure_sim.run.sweep import load_sweep
 
     checked = []
     for path in sorted((Path(__file__).parents[1] / "experiments").glob("*.toml")):

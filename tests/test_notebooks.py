@@ -8,8 +8,8 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from treasure_sim.backends import run_experiment
-from treasure_sim.experiment import parse_toml
+from treasure_sim.run.backends import run_experiment
+from treasure_sim.run.experiment import parse_toml
 
 NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
 SMALL_RUN = """

@@ -10,8 +10,8 @@ from matplotlib.container import BarContainer, ErrorbarContainer
 from matplotlib.figure import Figure
 from test_analysis import make_games, make_hands
 
-from treasure_sim import analysis as an
-from treasure_sim import plots
+from treasure_sim.study import analysis as an
+from treasure_sim.study import plots
 
 SKILLS = {"random": 0.0, "a-very-long-strategy-label-that-must-not-be-cut": 0.8, "tight": 0.3, "loose": -0.4}
 

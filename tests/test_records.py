@@ -12,9 +12,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from treasure_sim import __version__
-from treasure_sim.backends import run_experiment
-from treasure_sim.experiment import parse_toml
-from treasure_sim.records import GAMES_SCHEMA, HANDS_SCHEMA, ResultsDir, ResultsError, read_games, read_hands
+from treasure_sim.run.backends import run_experiment
+from treasure_sim.run.experiment import parse_toml
+from treasure_sim.run.store import GAMES_SCHEMA, HANDS_SCHEMA, ResultsDir, ResultsError, read_games, read_hands
 
 SMALL = """
 name = "small"

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 
-import pytest
 from test_analysis import make_games, make_hands
 
-from treasure_sim import report
-from treasure_sim.backends import run_experiment
-from treasure_sim.experiment import parse_toml
-from treasure_sim.records import ResultsError
+from treasure_sim.cli import main
+from treasure_sim.run.backends import run_experiment
+from treasure_sim.run.experiment import parse_toml
+from treasure_sim.study import report
 
 FIGURES = {"win_shares.png", "mean_net.png", "head_to_head.png", "ratings.png", "seat_advantage.png",
            "trajectories.png"}
@@ -30,10 +28,7 @@ def _synthetic_dir(path):
 
 def test_report_command_writes_figures_and_markdown(tmp_path, capsys):
     data = _synthetic_dir(tmp_path / "run")
-    parser = argparse.ArgumentParser(prog="treasure-sim")
-    report.register(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(["report", str(data), "--out", str(tmp_path / "elsewhere")])
-    assert args.func(args) == 0
+    assert main(["report", str(data), "--out", str(tmp_path / "elsewhere")]) == 0
     md = tmp_path / "elsewhere" / "report.md"
     assert str(md) in capsys.readouterr().out
     assert not (data / "report").exists()
@@ -50,10 +45,9 @@ def test_report_command_writes_figures_and_markdown(tmp_path, capsys):
     assert "lineups" not in head  # everyone met everyone
 
 
-def test_report_on_a_folder_without_results_is_a_clean_error(tmp_path):
-    args = argparse.Namespace(dir=tmp_path / "nothing", out=None)
-    with pytest.raises(ResultsError, match="not a results directory"):
-        report._main(args)
+def test_report_on_a_folder_without_results_is_a_clean_error(tmp_path, capsys):
+    assert main(["report", str(tmp_path / "nothing")]) == 2
+    assert "not a results directory" in capsys.readouterr().err
 
 
 def test_report_on_a_real_run(tmp_path):

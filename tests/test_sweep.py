@@ -2,26 +2,24 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 
 import pandas as pd
 import pytest
 
-from treasure_sim import analysis
-from treasure_sim.engine import Game
-from treasure_sim.experiment import ConfigError, load_strategy
-from treasure_sim.records import ResultsError
-from treasure_sim.rules import RuleSet
-from treasure_sim.sweep import (
+from treasure_sim.game.engine import Game
+from treasure_sim.game.rules import RuleSet
+from treasure_sim.run.experiment import ConfigError, load_strategy
+from treasure_sim.run.store import ResultsError
+from treasure_sim.run.sweep import (
     default_sweep,
     is_sweep_dir,
     parse_sweep_toml,
     read_manifest,
-    register,
     run_sweep,
 )
-from treasure_sim.tournament import game_seeds, round_robin, seating
+from treasure_sim.run.tournament import game_seeds, round_robin, seating
+from treasure_sim.study import analysis
 
 BASE = """
 name = "sw"
@@ -193,17 +191,13 @@ def test_a_single_run_folder_is_not_taken_over(tmp_path):
 def test_the_sweep_command(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "s.toml").write_text(VARIANTS)
-    parser = argparse.ArgumentParser(prog="treasure-sim")
-    register(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(["sweep", "s.toml", "--deals", "1", "--workers", "1", "--seed", "9"])
-    assert args.func(args) == 0
+    from treasure_sim.cli import main
+
+    assert main(["sweep", "s.toml", "--deals", "1", "--workers", "1", "--seed", "9"]) == 0
     out = capsys.readouterr().out
     assert "sw: 3 variants x 1 deal in results/sw" in out
     assert "base (baseline)" in out and "clubs = false" in out and "jokers = 0" in out
     assert "treasure-sim report results/sw" in out
     assert read_manifest(tmp_path / "results" / "sw")["base"]["seed"] == 9
-    from treasure_sim.cli import UsageError
-
-    bad = parser.parse_args(["sweep", "s.toml", "--scheduler", "tcp://x:1"])
-    with pytest.raises(UsageError, match="--scheduler needs --executor dask"):
-        bad.func(bad)
+    assert main(["sweep", "s.toml", "--scheduler", "tcp://x:1"]) == 2
+    assert "--scheduler needs --executor dask" in capsys.readouterr().err

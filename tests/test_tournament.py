@@ -9,10 +9,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from treasure_sim.backends import deals_per_task, run_experiment
-from treasure_sim.experiment import parse_toml
-from treasure_sim.records import GAME_KEY, HAND_KEY, WALL_CLOCK_COLUMNS, read_games, read_hands
-from treasure_sim.tournament import game_seeds, plan_tasks, round_robin, run_task, seating
+from treasure_sim.run.backends import deals_per_task, run_experiment
+from treasure_sim.run.experiment import parse_toml
+from treasure_sim.run.store import GAME_KEY, HAND_KEY, WALL_CLOCK_COLUMNS, read_games, read_hands
+from treasure_sim.run.tournament import game_seeds, plan_tasks, round_robin, run_task, seating
 
 TINY = """
 name = "tiny"
@@ -153,7 +153,7 @@ def test_more_deals_extend_a_finished_run(tmp_path):
 
 KILLER = '''
 import os, signal
-from treasure_sim.strategy import Strategy
+from treasure_sim.game.strategy import Strategy
 
 
 class Killer(Strategy):
@@ -186,7 +186,7 @@ def test_killed_worker_is_replaced_and_its_games_rerun(tmp_path, caplog):
 
 
 CRASHER = '''
-from treasure_sim.strategy import Strategy
+from treasure_sim.game.strategy import Strategy
 
 
 class Crasher(Strategy):

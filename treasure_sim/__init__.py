@@ -1,9 +1,10 @@
 """treasure-sim: a fast, rule-exact bot-tournament simulator for Treasure Poker."""
 
-from .engine import Game, StrategyError, play_game
-from .history import ActionEvent, GameResult, HandRecord, PotResult, ShownHand, StealEvent
-from .rules import RuleSet
-from .strategy import Action, Observation, Steal, Strategy
+from .game.engine import Game, StrategyError, play_game
+from .game.history import ActionEvent, GameResult, HandRecord, PotResult, ShownHand, StealEvent
+from .game.rules import RuleSet
+from .game.strategy import Action, Observation, Steal, Strategy
+from .run.loader import load_strategy
 
 __version__ = "0.1.0"
 
@@ -21,5 +22,6 @@ __all__ = [
     "StealEvent",
     "Strategy",
     "StrategyError",
+    "load_strategy",
     "play_game",
 ]

@@ -1,26 +1,24 @@
-"""The ``treasure-sim`` command: one function per subcommand, registered in SUBCOMMANDS."""
+"""The ``treasure-sim`` command, and the only module that knows argparse.
+
+One ``add_<name>`` function per subcommand registers its options, one ``cmd_<name>`` runs it. Modules
+that load pandas or matplotlib (report, analysis) are imported inside the command that needs them, so
+``treasure-sim run`` and its forked workers never pay for them.
+"""
 
 from __future__ import annotations
 
 import argparse
 import functools
 import importlib
-import math
 import pkgutil
 import sys
-from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from .backends import EXECUTORS, RunError, RunReport, default_workers, run_experiment
-from .experiment import ConfigError, default_experiment, load_experiment
-from .records import ResultsError, iter_parts
-
-Z95 = 1.959964  # two-sided 95% normal quantile
+from .run.backends import EXECUTORS, RunError, RunReport, default_workers, run_experiment
+from .run.experiment import ConfigError, default_experiment, load_experiment
+from .run.store import ResultsError
 
 
 class UsageError(Exception):
@@ -97,69 +95,95 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def summary(report: RunReport, name: str, deals: int, rotations: int, seats: int, entrants: int) -> str:
-    """The table printed after a run: per entrant, games, win share and net money with 95% CIs."""
-    head = (f"{name}: {report.games_done} games ({deals} deal{'s' * (deals != 1)} x {rotations} "
-            f"rotation{'s' * (rotations != 1)}, {seats} seats, {entrants} entrants) in {report.out}")
+    """The table printed after a run: per entrant, games, win share and net money with their intervals."""
+    from .study.stats import format_interval, method
+    from .study.summary import entrant_stats
+
+    head = (f"{name}: {report.games_done} games ({_count(deals, 'deal')} x {_count(rotations, 'rotation')}, "
+            f"{seats} seats, {entrants} entrants) in {report.out}")
     how = (f"this run: {report.games_run} games in {report.seconds:.1f} s on {report.workers} "
            f"{report.executor} worker{'s' * (report.workers != 1)}") if report.games_run else \
         "this run: nothing to do, every game was already on disk"
     rows = entrant_stats(report.out)
-    header = ("strategy", "games", "win share (95% CI)", "net $ per game (95% CI)", "bot errors")
-    table = [header] + [(r["entrant"], str(r["games"]), _ci(r["win"], r["win_ci"], "{:.3f}"),
-                         _ci(r["net"], r["net_ci"], "{:+.2f}"), str(r["errors"])) for r in rows]
-    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
-    lines = [head, how, ""]
-    for row in (table[0], tuple("-" * w for w in widths), *table[1:]):
-        cells = [row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)]
-        lines.append("  ".join(cells))
+    table = [("strategy", "games", "win share (95% CI)", "net $ per game (95% CI)", "bot errors")]
+    table += [(r["entrant"], str(r["games"]), format_interval(r["win"], ".3f", "pm"),
+               format_interval(r["net"], "+.2f", "pm"), str(r["errors"])) for r in rows]
     n_deals = max((r["deals"] for r in rows), default=0)
-    lines += ["", "95% CI: normal interval, mean ± 1.96 SE over deals as independent samples: each deal's",
-              f"rotations averaged first (up to {n_deals} deals per entrant). games: seats played."]
+    return "\n".join([head, how, "", text_table(table), "",
+                      f"95% CI: {method()} (up to {n_deals} deals per entrant). games: seats played."])
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}{'s' * (n != 1)}"
+
+
+def text_table(rows: Sequence[Sequence[str]], left: int = 1) -> str:
+    """A plain-text table: a header, a rule, the rows; the first ``left`` columns left-aligned."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = []
+    for i, row in enumerate(rows):
+        lines.append("  ".join(c.ljust(w) if j < left else c.rjust(w)
+                               for j, (c, w) in enumerate(zip(row, widths, strict=True))).rstrip())
+        if i == 0:
+            lines.append("  ".join("-" * w for w in widths))
     return "\n".join(lines)
 
 
-def _ci(mean: float, half: float, fmt: str) -> str:
-    return f"{fmt.format(mean)} ± {fmt.format(half).lstrip('+')}" if math.isfinite(half) else f"{fmt.format(mean)}"
+# ----- sweep -----------------------------------------------------------------------------------------------
+def add_sweep(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "sweep", help="play one experiment under several rule variants (the embedded default without CONFIG)",
+        description="Run the same entrants with the same seeds under every rule variant of a sweep config, one "
+                    "results folder per variant plus sweep.json; rerunning continues where it stopped. Compare "
+                    "the variants with `treasure-sim report DIR`.")
+    p.add_argument("config", nargs="?", metavar="CONFIG", help="sweep TOML (default: the embedded default sweep)")
+    p.add_argument("--deals", type=_positive, metavar="N", help="deals per variant (overrides the config)")
+    add_execution_options(p, "sweep folder", "a different sweep's results")
+    p.set_defaults(func=cmd_sweep)
 
 
-def entrant_stats(out: Path) -> list[dict]:
-    """Per entrant: games, mean win share and net, with 95% CIs over deals (the independent unit).
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from .run.sweep import default_sweep, load_sweep, run_sweep
 
-    A part holds whole deals, so each part is reduced to per-(entrant, deal) means as it is read:
-    the parent keeps a few numbers per deal, never the games table (a dataset scan into pandas
-    costs it 100+ MB at 100,000 games).
-    """
-    labels: dict[int, str] = {}
-    games: Counter[int] = Counter()
-    errors: Counter[int] = Counter()
-    deal_entrant, deal_win, deal_net = [], [], []
-    for part in iter_parts(out, "games", ["entrant", "entrant_id", "deal_id", "win_share", "net", "errors"]):
-        entrant, deal = part["entrant_id"].to_numpy(), part["deal_id"].to_numpy().astype(np.int64)
-        span = int(entrant.max()) + 1
-        keys, where = np.unique(deal * span + entrant, return_inverse=True)
-        rows = np.bincount(where)
-        deal_entrant.append(keys % span)
-        deal_win.append(np.bincount(where, weights=part["win_share"].to_numpy()) / rows)
-        deal_net.append(np.bincount(where, weights=part["net"].to_numpy()) / rows)
-        ids, first, counts = np.unique(entrant, return_index=True, return_counts=True)
-        part_errors = np.bincount(entrant, weights=part["errors"].to_numpy())
-        for e, i, n in zip(ids.tolist(), first.tolist(), counts.tolist(), strict=True):
-            labels.setdefault(e, part["entrant"][i].as_py())
-            games[e] += n
-            errors[e] += int(part_errors[e])
-    if not labels:
-        return []
-    key_entrant, win, net = (np.concatenate(a) for a in (deal_entrant, deal_win, deal_net))
-    stats = []
-    for e, label in labels.items():
-        mine = key_entrant == e
-        n = int(mine.sum())
-        row = {"entrant": label, "games": games[e], "errors": errors[e], "deals": n}
-        for name, values in (("win", win[mine]), ("net", net[mine])):
-            row[name] = float(values.mean())
-            row[f"{name}_ci"] = Z95 * float(values.std(ddof=1)) / math.sqrt(n) if n > 1 else math.nan
-        stats.append(row)
-    return sorted(stats, key=lambda r: (-r["win"], r["entrant"]))
+    sweep = load_sweep(args.config) if args.config else default_sweep()
+    sweep = sweep.replace(deals=args.deals, seed=args.seed)
+    report = execute(args, sweep.name, functools.partial(run_sweep, sweep))
+    if report is None:
+        return 130
+    runs = dict(report.runs)
+    table = [("variant", "changes", "games", "this run")]
+    for v in sweep.variants:
+        r = runs.get(v.name)
+        mark = " (baseline)" if v.name == sweep.baseline else ""
+        table.append((v.name + mark, v.describe(), str(r.games_done if r else 0),
+                      f"{r.games_run} in {r.seconds:.0f} s" if r else "-"))
+    print("\n".join([f"{sweep.name}: {_count(len(sweep.variants), 'variant')} x {_count(sweep.base.deals, 'deal')} "
+                     f"in {report.out} ({report.seconds:.0f} s)", "", text_table(table, left=2), "",
+                     f"compare the variants: treasure-sim report {report.out}"]))
+    return 0
+
+
+# ----- report ----------------------------------------------------------------------------------------------
+def add_report(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "report", help="figures and a markdown summary of a results directory",
+        description="Write win shares, net money, head-to-head, ratings, seat advantage and money trajectories "
+                    "as PNGs plus report.md, each estimate with its 95% interval over deals.")
+    p.add_argument("dir", type=Path, help="a results directory written by `treasure-sim run`, or a sweep "
+                                          "folder written by `treasure-sim sweep` (its variants compared)")
+    p.add_argument("--out", type=Path, default=None, help="where to write (default: DIR/report)")
+    p.set_defaults(func=cmd_report)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from .study.report import run_report
+
+    try:
+        path = run_report(args.dir, args.out)
+    except (FileNotFoundError, ValueError) as err:
+        raise ResultsError(str(err)) from None
+    print(f"report written to {path} (figures beside it in {path.parent})")
+    return 0
 
 
 # ----- bench -----------------------------------------------------------------------------------------------
@@ -195,45 +219,21 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 # ----- the command -----------------------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class Lazy:
-    """A subcommand whose module (pandas, matplotlib: a second to load) is imported only when it runs."""
-
-    name: str
-    module: str  # has register(subparsers), like the add_* functions here
-    help: str  # for `treasure-sim --help`, without importing the module
-
-    def __call__(self, sub: argparse._SubParsersAction, command: str | None) -> None:
-        if command == self.name:
-            importlib.import_module(self.module).register(sub)
-        else:
-            sub.add_parser(self.name, help=self.help, add_help=False)
+SUBCOMMANDS: tuple[Callable[[argparse._SubParsersAction], None], ...] = (add_run, add_sweep, add_report, add_bench)
 
 
-SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], object] | Lazy] = [
-    add_run,
-    Lazy("sweep", "treasure_sim.sweep", "play one experiment under several rule variants"),
-    Lazy("report", "treasure_sim.report", "figures and a markdown summary of a results directory"),
-    add_bench,
-]
-
-
-def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The parser, with the lazy subcommand ``command`` (the one being run) fully registered."""
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="treasure-sim", description="Bot tournaments for Treasure Poker.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for add in SUBCOMMANDS:
-        if isinstance(add, Lazy):
-            add(sub, command)
-        else:
-            add(sub)
+        add(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the exit code (2 for bad input, never a traceback)."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(next((a for a in argv if not a.startswith("-")), None))
+    parser = build_parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit_:  # --help (0) or a usage error (2), already printed by argparse

@@ -18,9 +18,9 @@ import time
 from collections.abc import Callable, Sequence
 
 from strategies.random_bot import RandomBot
-from treasure_sim.engine import play_game
-from treasure_sim.rules import RuleSet
-from treasure_sim.strategy import CHECK, Action, Observation, Strategy
+from treasure_sim.game.engine import play_game
+from treasure_sim.game.rules import RuleSet
+from treasure_sim.game.strategy import CHECK, Action, Observation, Strategy
 
 
 class CallingBot(Strategy):

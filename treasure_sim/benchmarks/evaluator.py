@@ -16,8 +16,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from treasure_sim.cards import format_card
-from treasure_sim.evaluator import evaluate
+from treasure_sim.game.cards import format_card
+from treasure_sim.game.evaluator import evaluate
 
 
 def deal(rng: np.random.Generator, n: int, k: int, deck: int) -> np.ndarray:

@@ -4,19 +4,16 @@ from __future__ import annotations
 
 import itertools
 import json
-import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-LEVEL = 0.95
-METHOD = "95% Student-t interval over per-deal means (all rotations of one deal = one sample)"
-_GAME_KEY = ["run", "experiment", "game_id"]  # game ids are unique within one experiment of one run
+from .stats import GAME_KEY as _GAME_KEY
+from .stats import LEVEL, interval_table, unit_columns
 
 
 @dataclass(frozen=True)
@@ -62,84 +59,6 @@ def load(dir_or_dirs: str | Path | Iterable[str | Path]) -> Results:
     )
 
 
-# ---------------------------------------------------------------- intervals
-
-
-def _two_sided_mass(theta: float, df: int) -> float:
-    """P(|T| < sqrt(df)·tan θ) for Student's t with integer ``df`` (Abramowitz & Stegun 26.7.3–4, exact)."""
-    c, s = math.cos(theta), math.sin(theta)
-    if df == 1:
-        return 2 * theta / math.pi
-    if df % 2:  # odd: (2/π)(θ + sin θ (c + 2/3 c³ + 2·4/(3·5) c⁵ + … + c^(df-2)))
-        j = np.arange(1, (df - 1) // 2)
-        coef = np.concatenate([[1.0], np.cumprod(2 * j / (2 * j + 1) * c * c)])
-        return 2 / math.pi * (theta + s * c * float(coef.sum()))
-    j = np.arange(1, df // 2)  # even: sin θ (1 + 1/2 c² + 1·3/(2·4) c⁴ + … + c^(df-2))
-    coef = np.concatenate([[1.0], np.cumprod((2 * j - 1) / (2 * j) * c * c)])
-    return s * float(coef.sum())
-
-
-@lru_cache(maxsize=4096)
-def t_quantile(level: float, df: int) -> float:
-    """The two-sided critical value t with P(|T| < t) = ``level``, by bisection (no scipy needed)."""
-    if df < 1:
-        return math.nan
-    lo, hi = 0.0, math.pi / 2
-    for _ in range(80):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if _two_sided_mass(mid, df) < level else (lo, mid)
-    return math.sqrt(df) * math.tan((lo + hi) / 2)
-
-
-def mean_interval(values: Sequence[float] | np.ndarray, level: float = LEVEL) -> tuple[float, float, float]:
-    """Mean and Student-t interval of independent samples; NaN bounds with fewer than two samples."""
-    x = np.asarray(values, dtype=float)
-    n = len(x)
-    if n == 0:
-        return math.nan, math.nan, math.nan
-    m = float(x.mean())
-    if n < 2:
-        return m, math.nan, math.nan
-    half = t_quantile(level, n - 1) * float(x.std(ddof=1)) / math.sqrt(n)
-    return m, m - half, m + half
-
-
-def _unit_cols(df: pd.DataFrame, unit: str) -> list[str]:
-    """Columns naming one independent sample: the deal (all its rotations) or, if asked, the single game."""
-    if unit not in ("deal", "game"):
-        raise ValueError(f"unit must be 'deal' or 'game', got {unit!r}")
-    base = [c for c in ("run", "experiment") if c in df.columns]
-    if unit == "deal" and "deal_id" in df.columns:
-        return [*base, "deal_id"]
-    return [*base, "game_id"]
-
-
-def _interval_table(df: pd.DataFrame, value: str, groups: list[str], unit: str, level: float,
-                    bounds: tuple[float, float] | None = None) -> pd.DataFrame:
-    """Average ``value`` within each unit per group, then a t interval across units."""
-    units = _unit_cols(df, unit)
-    per_unit = df.groupby([*groups, *units], sort=True, observed=True)[value].mean().rename("v").reset_index()
-    agg = per_unit.groupby(groups, sort=True, observed=True)["v"].agg(["mean", "std", "count"]).reset_index()
-    keys = [c for c in _GAME_KEY if c in df.columns]
-    n_games = df.drop_duplicates([*groups, *keys]).groupby(groups, sort=True, observed=True).size()
-    agg["games"] = n_games.to_numpy()
-    crit = agg["count"].map(lambda n: t_quantile(level, int(n) - 1))
-    half = crit * agg["std"] / np.sqrt(agg["count"])
-    out = agg[groups].copy()
-    out["mean"] = agg["mean"]
-    out["ci_low"] = agg["mean"] - half
-    out["ci_high"] = agg["mean"] + half
-    if bounds is not None:
-        out["ci_low"] = out["ci_low"].clip(lower=bounds[0])
-        out["ci_high"] = out["ci_high"].clip(upper=bounds[1])
-    out["sem"] = agg["std"] / np.sqrt(agg["count"])
-    out["deals" if unit == "deal" else "units"] = agg["count"].astype(int)
-    out["games"] = agg["games"].astype(int)
-    out.attrs["method"] = METHOD.replace("95%", f"{level:.0%}") if unit == "deal" else (
-        f"{level:.0%} Student-t interval treating every game as independent (naive)")
-    return out
-
-
 def _require(df: pd.DataFrame, cols: Iterable[str], what: str) -> pd.DataFrame:
     """Check the columns, and make ``strategy`` the entrant label: one entrant = one strategy with its params."""
     if "entrant" in df.columns:
@@ -166,7 +85,7 @@ def win_rates(games: pd.DataFrame, *, unit: str = "deal", level: float = LEVEL) 
     """Mean win share per strategy with a t interval over deals; ``fair`` is the share of an equal player."""
     games = _require(games, ["game_id", "strategy", "win_share", "seat"], "win_rates")
     games = _with_players(games)
-    out = _interval_table(games, "win_share", ["strategy"], unit, level, bounds=(0.0, 1.0))
+    out = interval_table(games, "win_share", ["strategy"], unit, level, bounds=(0.0, 1.0))
     fair = (1.0 / games["n_players"]).groupby(games["strategy"]).mean()
     out["fair"] = out["strategy"].map(fair).to_numpy()
     return out.sort_values("mean", ascending=False, kind="stable").reset_index(drop=True)
@@ -175,7 +94,7 @@ def win_rates(games: pd.DataFrame, *, unit: str = "deal", level: float = LEVEL) 
 def mean_net(games: pd.DataFrame, *, unit: str = "deal", level: float = LEVEL) -> pd.DataFrame:
     """Mean net money (chips won minus chips started with) per strategy, t interval over deals."""
     games = _require(games, ["game_id", "strategy", "net"], "mean_net")
-    out = _interval_table(games, "net", ["strategy"], unit, level)
+    out = interval_table(games, "net", ["strategy"], unit, level)
     return out.sort_values("mean", ascending=False, kind="stable").reset_index(drop=True)
 
 
@@ -186,7 +105,7 @@ def seat_advantage(games: pd.DataFrame, *, unit: str = "deal", level: float = LE
     """
     games = _require(games, ["game_id", "seat", "win_share"], "seat_advantage")
     games = _with_players(games)
-    out = _interval_table(games, "win_share", ["n_players", "seat"], unit, level, bounds=(0.0, 1.0))
+    out = interval_table(games, "win_share", ["n_players", "seat"], unit, level, bounds=(0.0, 1.0))
     out["fair"] = 1.0 / out["n_players"]
     return out
 
@@ -198,7 +117,7 @@ def head_to_head(games: pd.DataFrame, *, unit: str = "deal", level: float = LEVE
     Rows (A, B) and (B, A) are complements.
     """
     games = _require(games, ["game_id", "strategy", "rank"], "head_to_head")
-    units = _unit_cols(games, unit)
+    units = unit_columns(games, unit)
     keys = [c for c in _GAME_KEY if c in games.columns]
     cols = list(dict.fromkeys([*keys, *units, "strategy", "rank"]))
     left = games[cols]
@@ -210,7 +129,7 @@ def head_to_head(games: pd.DataFrame, *, unit: str = "deal", level: float = LEVE
                 "games"]
     if pairs.empty:
         return pd.DataFrame(columns=cols_out)
-    return _interval_table(pairs, "ahead", ["strategy", "opponent"], unit, level, bounds=(0.0, 1.0))[cols_out]
+    return interval_table(pairs, "ahead", ["strategy", "opponent"], unit, level, bounds=(0.0, 1.0))[cols_out]
 
 
 def head_to_head_matrix(h2h: pd.DataFrame, value: str = "mean", order: Sequence[str] | None = None) -> pd.DataFrame:
@@ -225,7 +144,7 @@ def game_length(games: pd.DataFrame, *, unit: str = "deal", level: float = LEVEL
     games = _require(games, ["game_id", "hands_played"], "game_length")
     keys = [c for c in _GAME_KEY if c in games.columns]
     one = games.drop_duplicates(keys).assign(all="all games")
-    out = _interval_table(one, "hands_played", ["all"], unit, level).drop(columns="all")
+    out = interval_table(one, "hands_played", ["all"], unit, level).drop(columns="all")
     if "end_reason" in one.columns:
         shares = one["end_reason"].value_counts(normalize=True).sort_index()
         for reason, share in shares.items():

@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from ..run.sweep import is_sweep_dir
 from . import analysis as an
 from . import plots
-from .records import ResultsError
-from .sweep import is_sweep_dir
 from .sweep_report import run_sweep_report
 
 TRAJECTORY_GAMES = 6
@@ -94,7 +91,7 @@ def _setup(manifest: dict[str, Any], games: pd.DataFrame) -> list[str]:
         lines.append(f"- entrants: {who}")
     rules = manifest.get("rules") or config.get("rules")
     if rules:
-        from .rules import RuleSet
+        from ..game.rules import RuleSet
 
         default = RuleSet().to_dict()
         changed = {k: v for k, v in rules.items() if default.get(k) != v}
@@ -192,41 +189,3 @@ def run_report(results_dir: str | Path, out_dir: str | Path | None = None) -> Pa
     path = out / "report.md"
     path.write_text("\n".join(md).rstrip() + "\n", encoding="utf-8")
     return path
-
-
-def _main(args: argparse.Namespace) -> int:
-    try:
-        path = run_report(args.dir, args.out)
-    except (FileNotFoundError, ValueError) as err:  # the CLI prints these in one line, exit code 2
-        raise ResultsError(str(err)) from None
-    print(f"report written to {path} (figures beside it in {path.parent})")
-    return 0
-
-
-def register(subparsers: Any) -> argparse.ArgumentParser:
-    """Add ``report DIR [--out OUTDIR]`` to a CLI's subparsers; the handler is ``args.func(args)``."""
-    parser = subparsers.add_parser(
-        "report", help="figures and a markdown summary of a results directory",
-        description="Write win shares, net money, head-to-head, ratings, seat advantage and money trajectories "
-                    "as PNGs plus report.md, each estimate with its 95% interval over deals.")
-    parser.add_argument("dir", type=Path, help="a results directory written by `treasure-sim run`, or a sweep "
-                                               "folder written by `treasure-sim sweep` (its variants compared)")
-    parser.add_argument("--out", type=Path, default=None, help="where to write (default: DIR/report)")
-    parser.set_defaults(func=_main)
-    return parser
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m treasure_sim.report DIR``: the command without the main CLI."""
-    parser = argparse.ArgumentParser(prog="treasure-sim")
-    register(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(["report", *(argv if argv is not None else sys.argv[1:])])
-    try:
-        return args.func(args)
-    except ResultsError as err:
-        print(f"treasure-sim report: error: {err}", file=sys.stderr)
-        return 2
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -1,7 +1,7 @@
 """Balance metrics of a rule sweep: what each variant changes, per deal, with intervals and paired differences.
 
 Every metric is first reduced to one value per deal (all rotations and hands of a deal together), then
-summarised by `analysis.mean_interval`, the Student-t interval over deals. Variants of a sweep share
+summarised by `stats.mean_interval`, the Student-t interval over deals. Variants of a sweep share
 their seeds (common random numbers), so a variant is compared with the baseline by the *paired*
 difference: for each deal, variant minus baseline, then a t interval over deals. Where the variant
 deals the same cards (same deck, same seats) the pairs share card luck and the interval is much
@@ -20,10 +20,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .analysis import LEVEL, mean_interval, t_quantile
-from .evaluator import CATEGORY_NAMES
-from .records import read_games, read_hands
-from .sweep import read_manifest
+from ..game.evaluator import CATEGORY_NAMES
+from ..run.store import read_games, read_hands
+from ..run.sweep import read_manifest
+from .stats import LEVEL, mean_interval, ols_clustered, t_quantile
 
 END_REASONS = ("deck_empty", "all_stopped", "too_few_players", "hand_limit")
 SUITS = {"s": "♠ spades", "c": "♣ clubs", "h": "♥ hearts", "d": "♦ diamonds"}
@@ -191,26 +191,6 @@ def _flagged(out: pd.DataFrame, variants: list[str]) -> pd.DataFrame:
 
 
 # ----- what a Treasure is worth ------------------------------------------------------------------------------
-def ols_clustered(x: np.ndarray, y: np.ndarray, clusters: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
-    """OLS coefficients, CR1 cluster-robust standard errors and their degrees of freedom (clusters - 1).
-
-    Columns without variation besides the first (the intercept) get NaN: the data says nothing about them.
-    """
-    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    n, k = x.shape
-    bread = np.linalg.pinv(x.T @ x)
-    beta = bread @ (x.T @ y)
-    codes, uniques = pd.factorize(clusters)
-    g = len(uniques)
-    scores = np.zeros((g, k))
-    np.add.at(scores, codes, x * (y - x @ beta)[:, None])
-    scale = g / (g - 1) * (n - 1) / (n - k) if g > 1 and n > k else np.nan
-    se = np.sqrt(np.clip(np.diag(bread @ (scores.T @ scores) @ bread) * scale, 0, None))
-    flat = np.r_[False, np.ptp(x[:, 1:], axis=0) == 0]
-    beta[flat], se[flat] = np.nan, np.nan
-    return beta, se, g - 1
-
-
 def _design(games: pd.DataFrame, entrants: list[str]) -> np.ndarray:
     """Intercept, the four suit counts, then one dummy per entrant but the first (entrant fixed effects)."""
     label = games["entrant"].astype(str).to_numpy()

@@ -18,9 +18,7 @@ same seats, and paired differences by ``deal_id`` are valid (and much tighter) i
 
 from __future__ import annotations
 
-import argparse
 import difflib
-import functools
 import hashlib
 import json
 import re
@@ -31,12 +29,12 @@ from itertools import product
 from pathlib import Path
 from typing import Any
 
+from ..game.rules import RuleSet
 from .backends import RunReport, default_workers, run_experiment
 from .experiment import TOP_KEYS, ConfigError, Experiment, _check_keys, parse_experiment, read_toml, toml_table
-from .records import ResultsDir, ResultsError, _atomic_write, now
-from .rules import RuleSet
+from .store import ResultsDir, ResultsError, _atomic_write, now
 
-DEFAULT_SWEEP = "sweep.toml"  # in treasure_sim/data, packaged with the wheel
+DEFAULT_SWEEP = "sweep.toml"  # in treasure_sim/run/data, packaged with the wheel
 MANIFEST = "sweep.json"
 FORMAT_VERSION = 1
 SWEEP_KEYS = ("sweep", "variants", "baseline")  # top-level keys a sweep adds to an experiment config
@@ -102,7 +100,7 @@ def load_sweep(path: str | Path, *, check_strategies: bool = True) -> Sweep:
 
 def default_sweep(*, check_strategies: bool = True) -> Sweep:
     """The embedded default: the built-in bots under the baseline and one variant per rule a designer flips."""
-    text = resources.files("treasure_sim").joinpath("data", DEFAULT_SWEEP).read_text(encoding="utf-8")
+    text = resources.files("treasure_sim.run").joinpath("data", DEFAULT_SWEEP).read_text(encoding="utf-8")
     return parse_sweep_toml(text, f"<embedded {DEFAULT_SWEEP}>", check_strategies=check_strategies)
 
 
@@ -288,7 +286,7 @@ def run_sweep(sweep: Sweep, out: str | Path, *, workers: int | None = None, exec
     A folder holding another sweep is refused unless ``overwrite``; then the old variants' results are
     removed too, so the folder holds this sweep alone.
     """
-    from . import __version__
+    from .. import __version__
 
     out = Path(out)
     folder = ResultsDir(out)  # for its lock: one sweep at a time writes sweep.json
@@ -342,56 +340,5 @@ def _write(out: Path, manifest: dict[str, Any]) -> None:
     _atomic_write(out / MANIFEST, json.dumps(manifest, indent=2).encode())  # readers never see half a file
 
 
-# ----- the command -----------------------------------------------------------------------------------------
-def summary(sweep: Sweep, report: SweepReport) -> str:
-    """The lines printed after a sweep: per variant what it changes, its games and how long it took."""
-    runs = dict(report.runs)
-    rows = [("variant", "changes", "games", "this run")]
-    for v in sweep.variants:
-        r = runs.get(v.name)
-        mark = " (baseline)" if v.name == sweep.baseline else ""
-        rows.append((v.name + mark, v.describe(), str(r.games_done if r else 0),
-                     f"{r.games_run} in {r.seconds:.0f} s" if r else "-"))
-    widths = [max(len(row[i]) for row in rows) for i in range(4)]
-    n, deals = len(sweep.variants), sweep.base.deals
-    lines = [f"{sweep.name}: {n} variant{'s' * (n != 1)} x {deals} deal{'s' * (deals != 1)} in {report.out} "
-             f"({report.seconds:.0f} s)", ""]
-    for i, row in enumerate(rows):
-        lines.append("  ".join(c.ljust(w) if j < 2 else c.rjust(w) for j, (c, w) in enumerate(zip(row, widths,
-                                                                                                  strict=True))))
-        if i == 0:
-            lines.append("  ".join("-" * w for w in widths))
-    lines += ["", f"compare the variants: treasure-sim report {report.out}"]
-    return "\n".join(lines)
-
-
-def _main(args: argparse.Namespace) -> int:
-    from .cli import execute
-
-    sweep = load_sweep(args.config) if args.config else default_sweep()
-    sweep = sweep.replace(deals=args.deals, seed=args.seed)
-    report = execute(args, sweep.name, functools.partial(run_sweep, sweep))
-    if report is None:
-        return 130
-    print(summary(sweep, report))
-    return 0
-
-
-def register(subparsers: Any) -> argparse.ArgumentParser:
-    """Add ``sweep [CONFIG] [--deals N] [--workers W] [--out DIR] ...`` to a CLI's subparsers (``args.func``)."""
-    from .cli import _positive, add_execution_options
-
-    p = subparsers.add_parser(
-        "sweep", help="play one experiment under several rule variants (the embedded default without CONFIG)",
-        description="Run the same entrants with the same seeds under every rule variant of a sweep config, one "
-                    "results folder per variant plus sweep.json; rerunning continues where it stopped. Compare "
-                    "the variants with `treasure-sim report DIR`.")
-    p.add_argument("config", nargs="?", metavar="CONFIG", help="sweep TOML (default: the embedded default sweep)")
-    p.add_argument("--deals", type=_positive, metavar="N", help="deals per variant (overrides the config)")
-    add_execution_options(p, "sweep folder", "a different sweep's results")
-    p.set_defaults(func=_main)
-    return p
-
-
 __all__ = ["Sweep", "SweepReport", "Variant", "default_sweep", "is_sweep_dir", "load_sweep", "parse_sweep",
-           "parse_sweep_toml", "read_manifest", "register", "run_sweep", "variant_experiment"]
+           "parse_sweep_toml", "read_manifest", "run_sweep", "variant_experiment"]

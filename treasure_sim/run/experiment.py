@@ -12,11 +12,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ..game.rules import RuleSet
+from ..game.strategy import Strategy
 from . import loader
-from .rules import RuleSet
-from .strategy import Strategy
 
-DEFAULT_CONFIG = "default.toml"  # in treasure_sim/data, packaged with the wheel
+DEFAULT_CONFIG = "default.toml"  # in treasure_sim/run/data, packaged with the wheel
 TOP_KEYS = ("name", "seed", "deals", "table_size", "rotate", "entrants", "rules")
 ENTRANT_KEYS = ("strategy", "params", "label")
 SCHEDULE_VERSION = 1  # bump when the same config would schedule different games
@@ -90,7 +90,7 @@ class Experiment:
         return parse_experiment(data, self.source, check_strategies=False)
 
 
-# ----- loading strategies (treasure_sim.loader owns the registry; this only asks it) ----------------------
+# ----- loading strategies (treasure_sim.run.loader owns the registry; this only asks it) ----------------------
 def load_strategy(spec: str, **params: Any) -> Strategy:
     """Build one bot from a spec (registry name, ``pkg.mod:Class`` or ``path/file.py:Class``)."""
     return loader.load_strategy(spec, **params)
@@ -125,7 +125,7 @@ def load_experiment(path: str | Path, *, check_strategies: bool = True) -> Exper
 
 def default_experiment(*, check_strategies: bool = True) -> Experiment:
     """The embedded default: a round robin of the built-in bots (works from any folder)."""
-    text = resources.files("treasure_sim").joinpath("data", DEFAULT_CONFIG).read_text(encoding="utf-8")
+    text = resources.files("treasure_sim.run").joinpath("data", DEFAULT_CONFIG).read_text(encoding="utf-8")
     return parse_toml(text, f"<embedded {DEFAULT_CONFIG}>", check_strategies=check_strategies)
 
 

@@ -16,10 +16,10 @@ from itertools import combinations
 import numpy as np
 import pyarrow as pa
 
-from .engine import Game
+from ..game.engine import Game
+from ..game.rules import RuleSet
 from .experiment import Entrant, Experiment, load_strategy
-from .records import game_rows, hand_rows, new_columns, to_tables
-from .rules import RuleSet
+from .store import game_rows, hand_rows, new_columns, to_tables
 
 log = logging.getLogger(__name__)
 TARGET_GAMES_PER_TASK = 48  # enough that start-up and pickling are paid rarely, few enough that a crash loses little

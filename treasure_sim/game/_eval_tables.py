@@ -1,4 +1,4 @@
-"""Lookup tables for treasure_sim.evaluator, built once with numpy (about 1 MB, a few ms)."""
+"""Lookup tables for treasure_sim.game.evaluator, built once with numpy (about 1 MB, a few ms)."""
 
 from __future__ import annotations
 

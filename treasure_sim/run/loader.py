@@ -23,7 +23,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from .strategy import Strategy
+from ..game.strategy import Strategy
 
 _FILE_PREFIX = "treasure_sim_user_bot_"
 

@@ -17,8 +17,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 if TYPE_CHECKING:
+    from ..game.history import GameResult, HandRecord
     from .experiment import Entrant, Experiment
-    from .history import GameResult, HandRecord
 
 FORMAT_VERSION = 1
 _STR = pa.dictionary(pa.int32(), pa.string())  # low-cardinality strings: categorical in pandas

@@ -25,7 +25,7 @@ from typing import Any
 from tqdm import tqdm
 
 from .experiment import Experiment
-from .records import ResultsDir, new_manifest, now
+from .store import ResultsDir, new_manifest, now
 from .tournament import Task, TaskResult, plan_tasks, run_task
 
 log = logging.getLogger("treasure_sim")
@@ -283,7 +283,7 @@ def run_experiment(exp: Experiment, out: str | Path, *, workers: int | None = No
     ``progress``: None shows the bar only on a terminal. ``on_part`` is called after each part is written
     (a test hook: raising KeyboardInterrupt there is a Ctrl-C at that moment).
     """
-    from . import __version__
+    from .. import __version__
 
     workers = workers or default_workers()
     backend = make_backend(executor, workers, scheduler)
