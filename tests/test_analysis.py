@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from results_helpers import write_results
 
 from treasure_sim.study import analysis as an
 from treasure_sim.study import stats
@@ -217,13 +218,7 @@ def test_ratings_merge_duplicate_seats_and_skip_one_strategy_games():
 
 
 def _write_dir(path, games, hands):
-    (path / "games").mkdir(parents=True)
-    (path / "hands").mkdir()
-    half = len(games) // 2
-    games.iloc[:half].to_parquet(path / "games" / "part-0.parquet")
-    games.iloc[half:].to_parquet(path / "games" / "part-1.parquet")
-    hands.to_parquet(path / "hands" / "part-0.parquet")
-    (path / "manifest.json").write_text(json.dumps({"name": path.name}))
+    write_results(path, games, hands, name=path.name)
 
 
 def test_load_stacks_runs_and_trajectories_start_at_the_stake(tmp_path):
@@ -233,7 +228,7 @@ def test_load_stacks_runs_and_trajectories_start_at_the_stake(tmp_path):
     _write_dir(tmp_path / "two", games, hands)
     res = an.load([tmp_path / "one", tmp_path / "two"])
     assert len(res.games) == 2 * len(games) and set(res.games["run"]) == {"one", "two"}
-    assert res.manifests == {"one": {"name": "one"}, "two": {"name": "two"}}
+    assert {k: m.name for k, m in res.manifests.items()} == {"one": "one", "two": "two"}
     # the same game ids in two runs stay apart
     assert an.win_rates(res.games)["deals"].tolist() == [6, 6, 6]
     single = an.load(tmp_path / "one")

@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from treasure_sim.run.sweep import parse_sweep_toml, run_sweep
+from treasure_sim.run.execute import run_sweep
+from treasure_sim.run.sweep import parse_sweep_toml
 from treasure_sim.study import analysis, stats
 from treasure_sim.study import balance as bal
 

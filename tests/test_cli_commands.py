@@ -48,13 +48,12 @@ def test_unknown_subcommand_is_a_usage_error(capsys):
 
 
 def test_ctrl_c_exits_130_and_says_the_results_are_kept(tmp_path, monkeypatch, capsys):
-    from treasure_sim.run import backends, sweep
+    from treasure_sim.run import execute
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(backends, "run_experiment", interrupted)
-    monkeypatch.setattr(sweep, "run_sweep", interrupted)
+    monkeypatch.setattr(execute, "run_sweep", interrupted)
     monkeypatch.setattr("treasure_sim.cli.run_experiment", interrupted)
     config = tmp_path / "tiny.toml"
     config.write_text('name = "tiny"' + ENTRANTS)

@@ -8,7 +8,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from treasure_sim.run.backends import run_experiment
+from treasure_sim.run.execute import run_experiment
 from treasure_sim.run.experiment import parse_toml
 
 NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))

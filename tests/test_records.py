@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from treasure_sim import __version__
-from treasure_sim.run.backends import run_experiment
+from treasure_sim.run.execute import run_experiment
 from treasure_sim.run.experiment import parse_toml
 from treasure_sim.run.store import GAMES_SCHEMA, HANDS_SCHEMA, ResultsDir, ResultsError, read_games, read_hands
 

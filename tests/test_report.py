@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
-
+from results_helpers import write_results
 from test_analysis import make_games, make_hands
 
 from treasure_sim.cli import main
-from treasure_sim.run.backends import run_experiment
+from treasure_sim.run.execute import run_experiment
 from treasure_sim.run.experiment import parse_toml
 from treasure_sim.study import report
 
@@ -17,13 +16,7 @@ FIGURES = {"win_shares.png", "mean_net.png", "head_to_head.png", "ratings.png", 
 
 def _synthetic_dir(path):
     games = make_games(n_deals=8, skills={"alpha": 1.0, "beta": 0.0, "gamma": -1.0})
-    (path / "games").mkdir(parents=True)
-    (path / "hands").mkdir()
-    games.to_parquet(path / "games" / "part-000000000-000000008.parquet")
-    make_hands(games, n_hands=5).to_parquet(path / "hands" / "part-000000000-000000008.parquet")
-    (path / "manifest.json").write_text(json.dumps({"experiment": "exp", "status": "complete", "seed": 0,
-                                                    "rules": {"jokers": 0}}))
-    return path
+    return write_results(path, games, make_hands(games, n_hands=5), rules={"jokers": 0})
 
 
 def test_report_command_writes_figures_and_markdown(tmp_path, capsys):

@@ -9,15 +9,10 @@ import pytest
 
 from treasure_sim.game.engine import Game
 from treasure_sim.game.rules import RuleSet
+from treasure_sim.run.execute import run_sweep
 from treasure_sim.run.experiment import ConfigError, load_strategy
-from treasure_sim.run.store import ResultsError
-from treasure_sim.run.sweep import (
-    default_sweep,
-    is_sweep_dir,
-    parse_sweep_toml,
-    read_manifest,
-    run_sweep,
-)
+from treasure_sim.run.store import ResultsError, is_sweep_dir, read_manifest
+from treasure_sim.run.sweep import default_sweep, parse_sweep_toml
 from treasure_sim.run.tournament import game_seeds, round_robin, seating
 from treasure_sim.study import analysis
 
@@ -134,15 +129,15 @@ def test_every_variant_is_a_normal_complete_run(swept):
     assert report.status == "complete" and is_sweep_dir(out)
     assert [name for name, _ in report.runs] == ["base", "no-clubs", "no-jokers"]
     manifest = read_manifest(out)
-    assert manifest["status"] == "complete" and manifest["baseline"] == "base"
-    assert [v["changes"] for v in manifest["variants"]] == [{}, {"clubs": False}, {"jokers": 0}]
-    for v in manifest["variants"]:
-        assert v["status"] == "complete" and v["games_done"] == v["games"] == 9
-        res = analysis.load(out / v["dir"])
-        assert res.manifests[v["dir"]]["experiment"] == f"sw.{v['name']}"
-        assert set(res.games["experiment"].astype(str)) == {f"sw.{v['name']}"}
+    assert manifest.status == "complete" and manifest.baseline == "base"
+    assert [v.changes for v in manifest.variants] == [{}, {"clubs": False}, {"jokers": 0}]
+    for v in manifest.variants:
+        assert v.status == "complete" and v.games_done == v.games == 9
+        res = analysis.load(out / v.dir)
+        assert res.manifests[v.dir].name == f"sw.{v.name}"
+        assert set(res.games["experiment"].astype(str)) == {f"sw.{v.name}"}
         assert res.games["game_id"].nunique() == 9 and res.games["deal_id"].nunique() == 3
-        assert res.manifests[v["dir"]]["rules"] == sweep.experiment(sweep.variant(v["name"])).rules.to_dict()
+        assert res.manifests[v.dir].rules == sweep.experiment(sweep.variant(v.name)).rules.to_dict()
 
 
 def test_common_random_numbers_hold_in_the_results(swept):
@@ -161,7 +156,7 @@ def test_a_rerun_resumes_and_more_deals_extend(swept):
     assert again.status == "complete" and all(r.games_run == 0 for _, r in again.runs)
     more = run_sweep(sweep.replace(deals=4), out, workers=1, progress=False)
     assert all(r.games_run == 3 and r.games_done == 12 for _, r in more.runs)
-    assert len(read_manifest(out)["runs"]) == 3
+    assert len(read_manifest(out).runs) == 3
 
 
 def test_a_changed_sweep_is_refused_unless_overwrite(swept, tmp_path):
@@ -179,7 +174,7 @@ def test_a_changed_sweep_is_refused_unless_overwrite(swept, tmp_path):
     report = run_sweep(fewer.replace(deals=1), target, workers=1, progress=False, overwrite=True)
     assert report.status == "complete"
     assert not (target / "no-clubs" / "games").exists()  # the old sweep's results are gone, not mixed in
-    assert [v["name"] for v in read_manifest(target)["variants"]] == ["base", "ante-2"]
+    assert [v.name for v in read_manifest(target).variants] == ["base", "ante-2"]
 
 
 def test_a_single_run_folder_is_not_taken_over(tmp_path):
@@ -198,6 +193,6 @@ def test_the_sweep_command(tmp_path, capsys, monkeypatch):
     assert "sw: 3 variants x 1 deal in results/sw" in out
     assert "base (baseline)" in out and "clubs = false" in out and "jokers = 0" in out
     assert "treasure-sim report results/sw" in out
-    assert read_manifest(tmp_path / "results" / "sw")["base"]["seed"] == 9
+    assert read_manifest(tmp_path / "results" / "sw").seed == 9
     assert main(["sweep", "s.toml", "--scheduler", "tcp://x:1"]) == 2
     assert "--scheduler needs --executor dask" in capsys.readouterr().err

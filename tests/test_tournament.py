@@ -9,7 +9,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from treasure_sim.run.backends import deals_per_task, run_experiment
+from treasure_sim.run.backends import deals_per_task
+from treasure_sim.run.execute import run_experiment
 from treasure_sim.run.experiment import parse_toml
 from treasure_sim.run.store import GAME_KEY, HAND_KEY, WALL_CLOCK_COLUMNS, read_games, read_hands
 from treasure_sim.run.tournament import game_seeds, plan_tasks, round_robin, run_task, seating

@@ -16,7 +16,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from .run.backends import EXECUTORS, RunError, RunReport, default_workers, run_experiment
+from .run.backends import EXECUTORS, RunError, default_workers
+from .run.execute import RunReport, run_experiment
 from .run.experiment import ConfigError, default_experiment, load_experiment
 from .run.store import ResultsError
 
@@ -143,7 +144,8 @@ def add_sweep(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from .run.sweep import default_sweep, load_sweep, run_sweep
+    from .run.execute import run_sweep
+    from .run.sweep import default_sweep, load_sweep
 
     sweep = load_sweep(args.config) if args.config else default_sweep()
     sweep = sweep.replace(deals=args.deals, seed=args.seed)

@@ -41,9 +41,9 @@ def measure_one(mix: str, games: int, workers: int, out: Path) -> dict:
     """One run in this process: wall time, this process's CPU and peak RSS, its workers' CPU."""
     import psutil
 
-    from treasure_sim.cli import entrant_stats
-    from treasure_sim.run.backends import run_experiment
+    from treasure_sim.run.execute import run_experiment
     from treasure_sim.run.experiment import parse_toml
+    from treasure_sim.study.summary import entrant_stats
 
     exp = parse_toml(config(mix, games))
     me = psutil.Process()

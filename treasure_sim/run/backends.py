@@ -1,4 +1,4 @@
-"""Running an experiment's tasks: a local process pool or a dask cluster, with the parent only writing.
+"""Where tasks run: a local process pool or a dask cluster, and the run's logging; the parent only writes.
 
 The parent plans tasks, keeps a few in flight per worker, writes each result as a Parquet part the
 moment it arrives, and updates the manifest; the workers only play games. A worker that dies (out of
@@ -13,20 +13,16 @@ import multiprocessing
 import os
 import signal
 import sys
-import time
 from collections import Counter, deque
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tqdm import tqdm
 
-from .experiment import Experiment
-from .store import ResultsDir, new_manifest, now
-from .tournament import Task, TaskResult, plan_tasks, run_task
+from .tournament import Task, TaskResult, run_task
 
 log = logging.getLogger("treasure_sim")
 EXECUTORS = ("process", "dask")
@@ -257,90 +253,3 @@ def run_logging(path: Path, *, multiprocess: bool) -> Iterator[None]:
             logger.removeHandler(handler)
             handler.close()
         logger.setLevel(old_level)
-
-
-# ----- a run ---------------------------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class RunReport:
-    """How a run ended: ``status`` is complete, interrupted or failed; the data on disk is valid in each."""
-
-    out: Path
-    status: str
-    games_total: int
-    games_done: int
-    games_run: int  # played by this invocation (the rest were already on disk)
-    seconds: float
-    workers: int
-    executor: str
-    bot_errors: int
-
-
-def run_experiment(exp: Experiment, out: str | Path, *, workers: int | None = None, executor: str = "process",
-                   scheduler: str | None = None, overwrite: bool = False, progress: bool | None = None,
-                   on_part: Callable[[TaskResult], None] | None = None) -> RunReport:
-    """Play every game of ``exp`` not yet in ``out``, writing parts as tasks finish.
-
-    ``progress``: None shows the bar only on a terminal. ``on_part`` is called after each part is written
-    (a test hook: raising KeyboardInterrupt there is a Ctrl-C at that moment).
-    """
-    from .. import __version__
-
-    workers = workers or default_workers()
-    backend = make_backend(executor, workers, scheduler)
-    results = ResultsDir(out)
-    with results.locked():
-        old = results.read_manifest()
-        pending = results.prepare(exp, overwrite=overwrite)
-        if overwrite:
-            old = None
-        if old and old.get("package_version") != __version__:
-            log.warning("%s was started by treasure-sim %s; continuing it with %s",
-                        results.path, old.get("package_version"), __version__)
-        manifest = new_manifest(exp, __version__, old)
-        with run_logging(results.log_path, multiprocess=executor == "process"), backend:
-            return _run(exp, results, manifest, pending, backend, progress, on_part)
-
-
-def _run(exp: Experiment, results: ResultsDir, manifest: dict[str, Any], pending: list[tuple[int, int]],
-         backend: ProcessBackend | DaskBackend, progress: bool | None,
-         on_part: Callable[[TaskResult], None] | None) -> RunReport:
-    pending_deals = sum(b - a for a, b in pending)
-    tasks = plan_tasks(exp, pending, deals_per_task(pending_deals, exp.rotations, backend.workers))
-    done = start_done = results.games_done(exp.rotations)
-    run = {"started": now(), "finished": None, "executor": backend.name, "workers": backend.workers, "games_run": 0}
-    manifest["runs"].append(run)
-    manifest["games_done"] = done
-    results.write_manifest(manifest)
-    log.info("%s: %d of %d games to play in %d task(s) on %d %s worker(s) -> %s", exp.name,
-             exp.games - done, exp.games, len(tasks), backend.workers, backend.name, results.path)
-    start = time.perf_counter()
-    status, errors = "failed", 0
-    try:
-        with tqdm(total=exp.games, initial=done, unit="game", desc=exp.name, file=sys.stderr, disable=(
-                None if progress is None else not progress), dynamic_ncols=True, smoothing=0.05) as bar, \
-                contextlib.closing(backend.run(tasks)) as stream:
-            for result in stream:
-                results.write_part(result.first_deal, result.end_deal, result.games, result.hands)
-                done += result.n_games
-                errors += result.bot_errors
-                run["games_run"] = done - start_done
-                manifest["games_done"] = done
-                results.write_manifest(manifest)
-                bar.update(result.n_games)
-                if on_part is not None:
-                    on_part(result)
-        status = "complete"
-    except KeyboardInterrupt:
-        status = "interrupted"
-        raise
-    finally:
-        seconds = time.perf_counter() - start
-        run["finished"] = manifest["updated"] = now()
-        manifest["status"] = status
-        if status == "complete":
-            manifest["finished"] = run["finished"]
-        results.write_manifest(manifest)
-        log.info("%s: %s; %d of %d games on disk; this run played %d in %.1f s", exp.name, status, done,
-                 exp.games, done - start_done, seconds)
-    return RunReport(results.path, status, exp.games, done, done - start_done, seconds, backend.workers,
-                     backend.name, errors)

@@ -136,11 +136,8 @@ def parse_toml(text: str, source: str = "<string>", *, check_strategies: bool = 
 def parse_experiment(data: dict[str, Any], source: str = "<memory>", *, check_strategies: bool = True) -> Experiment:
     """Validate a config table; with `check_strategies`, also build every bot once so load errors come now."""
     where = f"{source}: "
-    _check_keys(data, TOP_KEYS, where)
-    name = data.get("name", "experiment")
-    if not isinstance(name, str) or not _NAME.match(name):
-        raise ConfigError(f"{where}name must be a word of letters, digits, '.', '_' or '-' (it names the "
-                          f"results folder), got {name!r}")
+    check_keys(data, TOP_KEYS, where)
+    name = check_name(data.get("name", "experiment"), f"{where}name", "results folder")
     seed = _int(data.get("seed", 0), "seed", 0, None, where)
     deals = _int(data.get("deals", 100), "deals", 1, None, where)
     table_size = _int(data.get("table_size", 4), "table_size", 2, 10, where)
@@ -157,7 +154,15 @@ def parse_experiment(data: dict[str, Any], source: str = "<memory>", *, check_st
     return Experiment(name, seed, deals, table_size, rotate, entrants, rules, source)
 
 
-def _check_keys(table: dict[str, Any], allowed: tuple[str, ...], where: str) -> None:
+def check_name(name: Any, what: str, names: str) -> str:
+    """A name that becomes a folder: letters, digits, '.', '_' or '-'; else a ConfigError saying ``what``."""
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise ConfigError(f"{what} must be a word of letters, digits, '.', '_' or '-' (it names the {names}), "
+                          f"got {name!r}")
+    return name
+
+
+def check_keys(table: dict[str, Any], allowed: tuple[str, ...], where: str) -> None:
     for key in table:
         if key not in allowed:
             close = difflib.get_close_matches(key, allowed, n=1)
@@ -181,7 +186,7 @@ def _entrants(raw: Any, where: str) -> tuple[Entrant, ...]:
         at = f"{where}entrants[{i}]: "
         if not isinstance(item, dict):
             raise ConfigError(f"{at}must be a table with keys {', '.join(ENTRANT_KEYS)}, got {item!r}")
-        _check_keys(item, ENTRANT_KEYS, at)
+        check_keys(item, ENTRANT_KEYS, at)
         spec = item.get("strategy")
         if not isinstance(spec, str) or not spec.strip():
             raise ConfigError(f"{at}strategy must be a name (see `available strategies` below), "

@@ -1,29 +1,37 @@
-"""Results on disk: the Parquet schemas (one place), row building, part files, the manifest, resume."""
+"""The results store: the Parquet schemas (one place), part files with checksums, the typed manifest, readers.
+
+A results folder holds one Parquet dataset per table (``games/``, ``hands/``), each cut into parts that
+cover whole deals, plus ``manifest.json`` (a sweep folder holds ``sweep.json`` and one results folder per
+variant). Every part is written under a hidden temporary name and renamed into place; its SHA-256 and row
+count are then recorded in the manifest, which is itself replaced atomically. So the manifest is the
+truth: readers verify every part they read against it, a missing, truncated or changed part is named in a
+`DamagedResults` error, and a part on disk that the manifest does not know (a crash between the two writes)
+is ignored by readers and replayed by the next run.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import hashlib
 import json
 import os
 import re
 import shutil
-import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-if TYPE_CHECKING:
-    from ..game.history import GameResult, HandRecord
-    from .experiment import Entrant, Experiment
-
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 1: no checksums (still readable, not verifiable)
+RUN_MANIFEST, SWEEP_MANIFEST = "manifest.json", "sweep.json"
 _STR = pa.dictionary(pa.int32(), pa.string())  # low-cardinality strings: categorical in pandas
 
-# docs/results-schema.md documents every column; keep the two in step.
+# docs/results-schema.md documents every column; a test keeps the two in step.
 GAMES_SCHEMA = pa.schema([
     ("experiment", _STR),
     ("game_id", pa.int64()),
@@ -74,201 +82,474 @@ HANDS_SCHEMA = pa.schema([
     ("bot_errors", pa.int16()),
     ("money_after", pa.list_(pa.int32())),
 ])
+SCHEMAS = {"games": GAMES_SCHEMA, "hands": HANDS_SCHEMA}
+TABLES = tuple(SCHEMAS)
 WALL_CLOCK_COLUMNS = ("decision_time",)  # differ between runs of the same games
 GAME_KEY = ("game_id", "seat")
 HAND_KEY = ("game_id", "hand_no")
-_SUIT_COLUMNS = {"s": "treasures_spades", "c": "treasures_clubs", "h": "treasures_hearts", "d": "treasures_diamonds"}
-_MAX_MESSAGE = 300
+SUIT_COLUMNS = {"s": "treasures_spades", "c": "treasures_clubs", "h": "treasures_hearts", "d": "treasures_diamonds"}
+END_REASONS = ("deck_empty", "all_stopped", "too_few_players", "hand_limit")
+STATUSES = ("running", "complete", "interrupted", "failed")
 
 
 class ResultsError(RuntimeError):
     """The results folder cannot be used as asked (another config's results, locked, damaged)."""
 
 
-# ----- rows ------------------------------------------------------------------------------------------------
-Columns = dict[str, list[Any]]
+class DamagedResults(ResultsError):
+    """Parts of a results folder are missing, truncated or changed since they were written."""
 
-
-def new_columns() -> tuple[Columns, Columns]:
-    """Empty column lists for (games, hands): workers append plain Python values, then `to_tables`."""
-    return {n: [] for n in GAMES_SCHEMA.names}, {n: [] for n in HANDS_SCHEMA.names}
-
-
-def game_rows(cols: Columns, experiment: str, game_id: int, deal: int, rotation: int, table_id: int,
-              seats: Sequence[int], entrants: Sequence[Entrant], result: GameResult, starting_money: int) -> None:
-    """Append one row per seat of a finished game."""
-    money = result.final_money
-    for seat, e_id in enumerate(seats):
-        e = entrants[e_id]
-        errs = result.errors[seat]
-        held = result.treasures[seat]
-        suits = {c: 0 for c in _SUIT_COLUMNS}
-        for card in held:
-            suits[card[-1]] += 1
-        row = {
-            "experiment": experiment, "game_id": game_id, "deal_id": deal, "rotation": rotation,
-            "table_id": table_id, "seat": seat, "n_players": len(seats), "entrant_id": e_id, "entrant": e.label,
-            "strategy": e.strategy, "params": e.params_json, "final_money": money[seat],
-            "net": money[seat] - starting_money, "win_share": result.win_shares[seat],
-            "rank": 1 + sum(m > money[seat] for m in money), "hands_played": result.hands_played,
-            "end_reason": result.end_reason, "decisions": result.decisions[seat], "errors": len(errs),
-            "first_error": errs[0][:_MAX_MESSAGE] if errs else None, "treasures": " ".join(held),
-            "decision_time": result.decision_time[seat],
-        }
-        for suit, name in _SUIT_COLUMNS.items():
-            row[name] = suits[suit]
-        for name, value in row.items():
-            cols[name].append(value)
-
-
-def hand_rows(cols: Columns, experiment: str, game_id: int, hands: Sequence[HandRecord]) -> None:
-    """Append one row per hand of a game."""
-    for h in hands:
-        categories = {s.seat: s.category for s in h.shown}
-        main_winners = h.pots[0].winners if h.pots else ()
-        row = {
-            "experiment": experiment, "game_id": game_id, "hand_no": h.hand_no, "dealer": h.dealer,
-            "players_in_hand": sum(h.in_hand), "pot": h.pot, "players_at_showdown": len(h.shown),
-            "winners": list(h.winners),
-            "winning_category": categories.get(main_winners[0]) if main_winners else None,
-            "last_folder": h.last_folder, "new_treasure": h.new_treasure, "treasure_taken": h.treasure_taken,
-            "spades_moved": sum(map(len, h.spades_moved)), "hearts_drawn": sum(map(len, h.drawn)),
-            "steals": len(h.steals), "deck_size": h.deck_size_after, "void": h.void,
-            "deck_ran_out": h.deck_ran_out, "bot_errors": len(h.errors), "money_after": list(h.money_after),
-        }
-        for name, value in row.items():
-            cols[name].append(value)
-
-
-def to_tables(games: Columns, hands: Columns) -> tuple[pa.Table, pa.Table]:
-    """Typed Arrow tables (cheap to pickle back to the parent, written as they are)."""
-    return pa.Table.from_pydict(games, schema=GAMES_SCHEMA), pa.Table.from_pydict(hands, schema=HANDS_SCHEMA)
-
-
-# ----- the results folder ---------------------------------------------------------------------------------
-_PART = re.compile(r"^part-(\d{9})-(\d{9})\.parquet$")
-
-
-def part_name(first_deal: int, end_deal: int) -> str:
-    """A part holds all games of deals [first_deal, end_deal); the name is how resume knows them."""
-    return f"part-{first_deal:09d}-{end_deal:09d}.parquet"
+    def __init__(self, path: Path, problems: Sequence[str]) -> None:
+        self.problems = tuple(problems)
+        shown = "; ".join(self.problems[:5]) + (f"; and {len(self.problems) - 5} more" if len(self.problems) > 5
+                                                 else "")
+        super().__init__(f"{path} is damaged: {shown}. Run the same `treasure-sim run` (or sweep) command on it "
+                         f"again to replay exactly the affected deals; `treasure-sim verify {path}` checks it")
 
 
 def now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-class ResultsDir:
-    """DIR/: games/ and hands/ Parquet datasets (one part per task), manifest.json, run.log.
+# ----- the manifest ------------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class PartFile:
+    """One Parquet file of a part, as written: its table, rows, bytes and SHA-256."""
 
-    A part is written to a hidden temp name and renamed into place, hands before games, so a part
-    in games/ means the deals are complete in both; readers skip the hidden names.
+    table: str
+    rows: int
+    size: int
+    sha256: str
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """All games of deals [first_deal, end_deal), one file per table."""
+
+    first_deal: int
+    end_deal: int
+    files: tuple[PartFile, ...]
+
+    @property
+    def name(self) -> str:
+        return part_name(self.first_deal, self.end_deal)
+
+    def file(self, table: str) -> PartFile | None:
+        return next((f for f in self.files if f.table == table), None)
+
+
+@dataclass(frozen=True, slots=True)
+class Invocation:
+    """One invocation of run or sweep on the folder."""
+
+    started: str
+    finished: str | None = None
+    executor: str = "process"
+    workers: int = 1
+    games_run: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class VariantEntry:
+    """A sweep variant: what it changes and where its results folder is (relative to the sweep folder)."""
+
+    name: str
+    dir: str
+    changes: dict[str, Any]
+    experiment: str
+    fingerprint: str
+    games: int
+    status: str = "pending"
+    games_done: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Manifest:
+    """What a results folder (``kind = "run"``) or sweep folder (``kind = "sweep"``) holds, typed.
+
+    ``parts`` is None for folders written before checksums (format 1): readable, not verifiable.
     """
+
+    kind: str
+    name: str
+    fingerprint: str
+    config: dict[str, Any]
+    deals: int
+    games: int
+    package_version: str
+    python: str
+    source: str
+    started: str
+    updated: str
+    finished: str | None = None
+    status: str = "running"
+    games_done: int = 0
+    runs: tuple[Invocation, ...] = ()
+    parts: tuple[Part, ...] | None = ()
+    baseline: str = ""
+    variants: tuple[VariantEntry, ...] = ()
+    format: int = FORMAT_VERSION
+
+    def replace(self, **changes: Any) -> Manifest:
+        return dataclasses.replace(self, **changes)
+
+    @property
+    def rules(self) -> dict[str, Any]:
+        return dict(self.config.get("rules", {}))
+
+    @property
+    def seed(self) -> int | None:
+        return self.config.get("seed")
+
+    def with_part(self, part: Part, games: int) -> Manifest:
+        """The manifest after ``part`` (``games`` games) was written."""
+        parts = tuple(sorted((*(self.parts or ()), part), key=lambda p: p.first_deal))
+        return self.replace(parts=parts, games_done=self.games_done + games, updated=now())
+
+    def with_invocation(self, run: Invocation) -> Manifest:
+        """The last invocation replaced by ``run`` (each invocation appends one entry, then updates it)."""
+        return self.replace(runs=(*self.runs[:-1], run), updated=now())
+
+    def to_json(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        data[self.kind if self.kind == "sweep" else "experiment"] = self.name  # the names older readers used
+        if self.kind == "run":
+            data.update(rules=self.rules, seed=self.seed)
+            del data["baseline"], data["variants"]
+        else:
+            data["base"] = data.pop("config")
+            del data["parts"]
+        return data
+
+    @classmethod
+    def from_json(cls, data: Any, source: Path) -> Manifest:
+        """Parse and check a manifest; anything malformed is a ResultsError naming the file and the field."""
+        try:
+            if not isinstance(data, dict):
+                raise TypeError("not a JSON object")
+            kind = data.get("kind", "run")
+            config = data.get("base") if kind == "sweep" else data.get("config", {})
+            parts = data.get("parts", None if data.get("format", 1) < 2 else ())
+            return cls(
+                kind=_check(kind, str, "kind"), name=_check(data.get("sweep" if kind == "sweep" else "experiment",
+                                                                     data.get("name", "")), str, "name"),
+                fingerprint=_check(data.get("fingerprint", ""), str, "fingerprint"),
+                config=_check(config or {}, dict, "config"), deals=_check(data.get("deals", 0), int, "deals"),
+                games=_check(data.get("games", 0), int, "games"),
+                package_version=str(data.get("package_version", "?")), python=str(data.get("python", "?")),
+                source=str(data.get("source", "")), started=str(data.get("started", "")),
+                updated=str(data.get("updated", data.get("started", ""))), finished=data.get("finished"),
+                status=_check(data.get("status", "running"), str, "status"),
+                games_done=_check(data.get("games_done", 0), int, "games_done"),
+                runs=tuple(Invocation(**r) for r in data.get("runs", [])),
+                parts=None if parts is None else tuple(
+                    Part(p["first_deal"], p["end_deal"], tuple(PartFile(**f) for f in p["files"])) for p in parts),
+                baseline=str(data.get("baseline", "")),
+                variants=tuple(VariantEntry(**v) for v in data.get("variants", [])),
+                format=_check(data.get("format", 1), int, "format"))
+        except (TypeError, KeyError, ValueError) as err:
+            raise ResultsError(f"{source} is not a treasure-sim manifest ({err}); use --overwrite to start "
+                               f"over") from None
+
+
+def _check(value: Any, kind: type, name: str) -> Any:
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is int):
+        raise TypeError(f"{name} should be {kind.__name__}, got {value!r}")
+    return value
+
+
+def read_manifest(folder: str | Path) -> Manifest | None:
+    """The manifest of a results or sweep folder, or None when it has none."""
+    folder = Path(folder)
+    for name in (SWEEP_MANIFEST, RUN_MANIFEST):
+        path = folder / name
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            continue
+        except OSError as err:
+            raise ResultsError(f"{path} is unreadable ({err.strerror or err})") from None
+        try:
+            data = json.loads(text)
+        except ValueError as err:
+            raise ResultsError(f"{path} is not valid JSON ({err}); use --overwrite to start over") from None
+        if name == SWEEP_MANIFEST:
+            data.setdefault("kind", "sweep")
+        return Manifest.from_json(data, path)
+    return None
+
+
+def write_manifest(folder: str | Path, manifest: Manifest) -> None:
+    name = SWEEP_MANIFEST if manifest.kind == "sweep" else RUN_MANIFEST
+    atomic_write(Path(folder) / name, json.dumps(manifest.to_json(), indent=2).encode())
+
+
+def is_sweep_dir(path: str | Path) -> bool:
+    """Whether ``path`` holds a sweep (its manifest), as opposed to a single run's results."""
+    return (Path(path) / SWEEP_MANIFEST).is_file()
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` so that readers see the old file or the new one, never half of one."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+# ----- part files --------------------------------------------------------------------------------------------
+_PART = re.compile(r"^part-(\d{9})-(\d{9})\.parquet$")
+
+
+def part_name(first_deal: int, end_deal: int) -> str:
+    """A part holds all games of deals [first_deal, end_deal)."""
+    return f"part-{first_deal:09d}-{end_deal:09d}.parquet"
+
+
+def _parquet_bytes(table: pa.Table) -> bytes:
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, compression="zstd")
+    return sink.getvalue().to_pybytes()
+
+
+def _damage(folder: Path, part: Part, table: str) -> str | None:
+    """Why the part's file of ``table`` does not match the manifest, or None."""
+    recorded = part.file(table)
+    path = folder / table / part.name
+    if recorded is None:
+        return f"{table}/{part.name} is not in the manifest"
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        return f"{table}/{part.name} is missing"
+    if size < recorded.size:
+        return f"{table}/{part.name} is truncated ({size} of {recorded.size} bytes)"
+    if size != recorded.size or _sha256(path) != recorded.sha256:
+        return f"{table}/{part.name} has changed since it was written (checksum mismatch)"
+    return None
+
+
+def _sha256(path: Path) -> str:
+    with open(path, "rb") as fh:
+        return hashlib.file_digest(fh, "sha256").hexdigest()
+
+
+def _unrecorded(folder: Path, manifest: Manifest) -> list[str]:
+    """Part files on disk that the manifest does not list (written just before a crash)."""
+    known = {p.name for p in manifest.parts or ()}
+    return [f"{t}/{f}" for t in TABLES if (folder / t).is_dir()
+            for f in sorted(os.listdir(folder / t)) if _PART.match(f) and f not in known]
+
+
+@dataclass(frozen=True, slots=True)
+class Verification:
+    """The outcome of checking every part of a folder against its manifest."""
+
+    path: Path
+    manifest: Manifest
+    damaged: tuple[tuple[Part, str], ...] = ()  # (part, what is wrong)
+    unrecorded: tuple[str, ...] = ()
+    unverifiable: bool = False  # format 1: no checksums to compare
+
+    @property
+    def ok(self) -> bool:
+        return not self.damaged
+
+    @property
+    def damaged_games(self) -> int:
+        rotations = self.manifest.games // self.manifest.deals if self.manifest.deals else 1
+        return sum(p.end_deal - p.first_deal for p in {p for p, _ in self.damaged}) * rotations
+
+    def describe(self) -> str:
+        m = self.manifest
+        parts = len(m.parts or ())
+        if self.unverifiable:
+            head = f"{self.path}: {m.games_done} games; written before checksums (format 1): parts not verified"
+        elif self.ok:
+            head = f"{self.path}: ok, {parts} parts verified, {m.games_done} of {m.games} games, status {m.status}"
+        else:
+            head = (f"{self.path}: DAMAGED, {len({p for p, _ in self.damaged})} of {parts} parts "
+                    f"({self.damaged_games} games): " + "; ".join(w for _, w in self.damaged))
+        if self.unrecorded:
+            head += f"; {len(self.unrecorded)} unrecorded part file(s) ignored (a crash mid-write; a rerun replays)"
+        return head
+
+
+def verify(folder: str | Path) -> Verification:
+    """Check every part of a results folder against the manifest (checksums, sizes) without reading rows."""
+    folder = Path(folder)
+    manifest = read_manifest(folder)
+    if manifest is None or manifest.kind != "run":
+        raise ResultsError(f"{folder} is not a results folder ({RUN_MANIFEST} is missing)")
+    if manifest.parts is None:
+        return Verification(folder, manifest, unverifiable=True)
+    damaged = tuple((p, why) for p in manifest.parts for t in TABLES if (why := _damage(folder, p, t)))
+    return Verification(folder, manifest, damaged, tuple(_unrecorded(folder, manifest)))
+
+
+# ----- a results folder being written ------------------------------------------------------------------------
+class ResultsDir:
+    """DIR/: one Parquet dataset per table, manifest.json and run.log; see the module docstring."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self.games = self.path / "games"
-        self.hands = self.path / "hands"
-        self.manifest_path = self.path / "manifest.json"
+        self.manifest_path = self.path / RUN_MANIFEST
         self.log_path = self.path / "run.log"
 
-    # --- state ---
-    def read_manifest(self) -> dict[str, Any] | None:
-        try:
-            return json.loads(self.manifest_path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return None
-        except (OSError, ValueError) as err:
-            raise ResultsError(f"{self.manifest_path} is unreadable ({err}); use --overwrite to start over") from None
+    def table_dir(self, table: str) -> Path:
+        return self.path / table
 
-    def write_manifest(self, manifest: dict[str, Any]) -> None:
-        _atomic_write(self.manifest_path, json.dumps(manifest, indent=2).encode())
-
-    def done(self) -> list[tuple[int, int]]:
-        """Deal ranges [start, end) whose games are on disk, sorted."""
-        if not self.games.is_dir():
-            return []
-        return sorted((int(m[1]), int(m[2])) for f in os.listdir(self.games) if (m := _PART.match(f)))
-
-    def games_done(self, rotations: int) -> int:
-        return sum(end - start for start, end in self.done()) * rotations
-
-    # --- preparing a run ---
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
-        """Refuse a second run into the same folder while this one is going."""
+        """Refuse a second run into the same folder while this one is going.
+
+        A POSIX record lock (``lockf``): the kernel drops it when its process dies, and forked workers
+        do not inherit it, so a killed run never leaves the folder locked. The lock file names the
+        owner's pid, so a run that finds a dead owner's name says it takes over.
+        """
         if self.path.exists() and not self.path.is_dir():
             raise ResultsError(f"{self.path} is a file, not a results folder; give --out a folder")
         self.path.mkdir(parents=True, exist_ok=True)
-        with open(self.path / ".lock", "w") as fh:
+        lock = self.path / ".lock"
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
             try:
                 import fcntl
 
-                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except ImportError:  # not POSIX: no lock, as before
+                fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except ImportError:  # not POSIX: no lock
                 pass
             except OSError:
-                raise ResultsError(f"another run is writing to {self.path}; wait for it or use another --out") from None
-            yield
+                owner = os.pread(fd, 64, 0).decode(errors="replace").strip() or "?"
+                raise ResultsError(f"another run (pid {owner}) is writing to {self.path}; wait for it or use "
+                                   f"another --out") from None
+            previous = os.pread(fd, 64, 0).decode(errors="replace").strip()
+            if previous.isdigit() and int(previous) != os.getpid() and not _alive(int(previous)):
+                import logging
 
-    def prepare(self, exp: Experiment, *, overwrite: bool) -> list[tuple[int, int]]:
-        """Check the folder holds this config's results (or none), tidy it, and return the pending deals."""
-        old = self.read_manifest()
+                logging.getLogger("treasure_sim").warning(
+                    "%s: the run that last wrote here (pid %s) is no longer running; taking over its lock",
+                    self.path, previous)
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, str(os.getpid()).encode(), 0)
+            yield
+            os.ftruncate(fd, 0)
+        finally:
+            os.close(fd)
+
+    def prepare(self, fingerprint: str, config: dict[str, Any], deals: int, *, overwrite: bool,
+                on_damage: Callable[[str], None] | None = None) -> tuple[Manifest | None, list[tuple[int, int]]]:
+        """Check the folder holds this config's results (or none), repair it, and return (manifest, pending).
+
+        Damaged parts (missing, truncated, changed) and unrecorded part files are removed, and their deals
+        come back as pending, so the run replays exactly them; ``on_damage`` is told about each.
+        """
+        old = read_manifest(self.path)
+        if old is not None and old.kind != "run":
+            raise ResultsError(f"{self.path} holds a sweep, not a single run's results; use another --out")
         if overwrite:
             self.clear()
-        elif old is not None:
-            if old.get("fingerprint") != exp.fingerprint():
-                raise ResultsError(
-                    f"{self.path} holds results of a different config (differs in: "
-                    f"{', '.join(_differences(old.get('config', {}), exp.to_dict())) or 'format'}); "
-                    f"use --overwrite to replace them or --out to write elsewhere")
-        elif self.done():
-            raise ResultsError(f"{self.path} holds result parts but no manifest.json; "
+            old = None
+        elif old is not None and old.fingerprint != fingerprint:
+            raise ResultsError(
+                f"{self.path} holds results of a different config (differs in: "
+                f"{', '.join(config_differences(old.config, config)) or 'format'}); "
+                f"use --overwrite to replace them or --out to write elsewhere")
+        elif old is None and any(_PART.match(f) for t in TABLES if (self.path / t).is_dir()
+                                 for f in os.listdir(self.path / t)):
+            raise ResultsError(f"{self.path} holds result parts but no {RUN_MANIFEST}; "
                                f"use --overwrite to replace them or --out to write elsewhere")
-        self._tidy()
-        done = self.done()
-        if done and done[-1][1] > exp.deals:
-            raise ResultsError(f"{self.path} already holds deals up to {done[-1][1]}, more than the {exp.deals} "
+        if old is not None:
+            old = self._repair(old, on_damage or (lambda _: None))
+        done = [(p.first_deal, p.end_deal) for p in (old.parts or ())] if old else []
+        if done and done[-1][1] > deals:
+            raise ResultsError(f"{self.path} already holds deals up to {done[-1][1]}, more than the {deals} "
                                f"asked; ask for at least that many deals, or use --overwrite or another --out")
-        self.games.mkdir(parents=True, exist_ok=True)
-        self.hands.mkdir(parents=True, exist_ok=True)
-        return _gaps(done, exp.deals)
+        for t in TABLES:
+            self.table_dir(t).mkdir(parents=True, exist_ok=True)
+        return old, _gaps(done, deals)
+
+    def _repair(self, manifest: Manifest, tell: Callable[[str], None]) -> Manifest:
+        """Drop temp files, unrecorded parts and damaged parts; adopt the parts of a format-1 folder."""
+        for t in TABLES:
+            folder = self.table_dir(t)
+            if folder.is_dir():
+                for f in os.listdir(folder):
+                    if f.startswith("."):
+                        (folder / f).unlink(missing_ok=True)
+        if manifest.parts is None:  # format 1: a part is whole once its games file is in place
+            manifest = self._adopt(manifest)
+        check = verify(self.path)
+        for name in check.unrecorded:
+            tell(f"{name} was written but never recorded (a crash mid-write): replaying its deals")
+            (self.path / name).unlink(missing_ok=True)
+        bad = {p for p, _ in check.damaged}
+        for part, why in check.damaged:
+            tell(f"{why}: replaying deals {part.first_deal}-{part.end_deal - 1}")
+        for part in bad:
+            for t in TABLES:
+                (self.table_dir(t) / part.name).unlink(missing_ok=True)
+        if bad:
+            rotations = manifest.games // manifest.deals if manifest.deals else 1
+            lost = sum(p.end_deal - p.first_deal for p in bad) * rotations
+            manifest = manifest.replace(parts=tuple(p for p in manifest.parts or () if p not in bad),
+                                        games_done=manifest.games_done - lost)
+            write_manifest(self.path, manifest)
+        return manifest
+
+    def _adopt(self, manifest: Manifest) -> Manifest:
+        """Record checksums of a format-1 folder's complete parts (hands without games are dropped)."""
+        parts = []
+        games = self.table_dir("games")
+        names = sorted(f for f in os.listdir(games) if _PART.match(f)) if games.is_dir() else []
+        for name in names:
+            m = _PART.match(name)
+            assert m is not None
+            files = []
+            for t in TABLES:
+                path = self.table_dir(t) / name
+                if path.exists():
+                    files.append(PartFile(t, pq.ParquetFile(path).metadata.num_rows, path.stat().st_size,
+                                          _sha256(path)))
+            parts.append(Part(int(m[1]), int(m[2]), tuple(files)))
+        manifest = manifest.replace(parts=tuple(parts), format=FORMAT_VERSION)
+        write_manifest(self.path, manifest)
+        return manifest
 
     def clear(self) -> None:
         """Remove this tool's files (only them: DIR may hold other things)."""
-        for sub in (self.games, self.hands):
-            shutil.rmtree(sub, ignore_errors=True)
+        for t in TABLES:
+            shutil.rmtree(self.table_dir(t), ignore_errors=True)
         for f in (self.manifest_path, self.log_path):
             f.unlink(missing_ok=True)
 
-    def _tidy(self) -> None:
-        """Drop what a crash left: temp files, and hands parts whose games part was never renamed in."""
-        done = {part_name(a, b) for a, b in self.done()}
-        for sub in (self.games, self.hands):
-            if sub.is_dir():
-                for f in os.listdir(sub):
-                    if f.startswith(".") or (sub == self.hands and _PART.match(f) and f not in done):
-                        (sub / f).unlink(missing_ok=True)
-
-    # --- writing ---
-    def write_part(self, first_deal: int, end_deal: int, games: pa.Table, hands: pa.Table) -> None:
+    def write_part(self, first_deal: int, end_deal: int, tables: dict[str, pa.Table]) -> Part:
+        """Write one part (every table), each file atomically; returns what the manifest must record."""
         name = part_name(first_deal, end_deal)
-        for table, folder in ((hands, self.hands), (games, self.games)):
-            tmp = folder / f".{name}.tmp"
-            pq.write_table(table, tmp, compression="zstd")
-            os.replace(tmp, folder / name)
+        files = []
+        for t in TABLES:
+            data = _parquet_bytes(tables[t])
+            atomic_write(self.table_dir(t) / name, data)
+            files.append(PartFile(t, tables[t].num_rows, len(data), hashlib.sha256(data).hexdigest()))
+        return Part(first_deal, end_deal, tuple(files))
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _gaps(done: list[tuple[int, int]], deals: int) -> list[tuple[int, int]]:
     """The deal ranges in [0, deals) that no part covers."""
     gaps, at = [], 0
-    for start, end in done:
+    for start, end in sorted(done):
         if start > at:
             gaps.append((at, min(start, deals)))
         at = max(at, end)
@@ -277,49 +558,63 @@ def _gaps(done: list[tuple[int, int]], deals: int) -> list[tuple[int, int]]:
     return [(a, b) for a, b in gaps if a < b]
 
 
-def _differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
-    keys = [k for k in ("name", "seed", "table_size", "rotate", "entrants") if old.get(k) != new.get(k)]
+def config_differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """The config keys (``rules.<field>`` for rules) whose values differ."""
+    keys = [k for k in sorted(set(old) | set(new)) if k not in ("deals", "rules") and old.get(k) != new.get(k)]
     old_rules, new_rules = old.get("rules", {}), new.get("rules", {})
     keys += [f"rules.{k}" for k in sorted(set(old_rules) | set(new_rules)) if old_rules.get(k) != new_rules.get(k)]
     return keys
 
 
-def new_manifest(exp: Experiment, version: str, old: dict[str, Any] | None) -> dict[str, Any]:
-    """The manifest of a run starting now; a resumed run keeps the first start time and the run history."""
-    return {
-        "format": FORMAT_VERSION,
-        "experiment": exp.name,
-        "fingerprint": exp.fingerprint(),
-        "config": exp.to_dict(),
-        "rules": exp.rules.to_dict(),
-        "seed": exp.seed,
-        "deals": exp.deals,
-        "games": exp.games,
-        "package_version": version,
-        "python": sys.version.split()[0],
-        "source": exp.source,
-        "started": (old or {}).get("started", now()),
-        "finished": None,
-        "status": "running",
-        "games_done": 0,
-        "runs": list((old or {}).get("runs", [])),
-    }
+# ----- readers -----------------------------------------------------------------------------------------------
+def iter_parts(path: str | Path, table: str, columns: Sequence[str] | None = None, *,
+               allow_damaged: bool = False) -> Iterator[pa.Table]:
+    """Each recorded part of ``table`` in deal order, verified against its checksum as it is read.
 
-
-def iter_parts(path: str | Path, table: str, columns: Sequence[str]) -> Iterator[pa.Table]:
-    """Each finished part of ``games`` or ``hands`` in deal order, read one file at a time.
-
-    Lighter than a dataset scan (no scanner, no read-ahead): what the parent uses after a run.
+    A damaged part raises `DamagedResults` naming it, unless ``allow_damaged`` (then it is skipped: say so).
     """
-    folder = Path(path) / table
-    for name in sorted(f for f in os.listdir(folder) if _PART.match(f)):
-        yield pq.ParquetFile(folder / name).read(columns=list(columns), use_threads=False)
+    path = Path(path)
+    manifest = read_manifest(path)
+    if manifest is None or manifest.kind != "run":
+        raise ResultsError(f"{path} is not a results folder: {path / RUN_MANIFEST} is missing")
+    if table not in SCHEMAS:
+        raise ValueError(f"table must be one of {', '.join(TABLES)}, got {table!r}")
+    cols = list(columns) if columns is not None else None
+    if manifest.parts is None:  # format 1: read what is there, unverified
+        folder = path / table
+        for name in sorted(f for f in os.listdir(folder) if _PART.match(f)) if folder.is_dir() else []:
+            yield pq.ParquetFile(folder / name).read(columns=cols, use_threads=False)
+        return
+    for part in manifest.parts:
+        recorded = part.file(table)
+        file = path / table / part.name
+        try:
+            data = file.read_bytes()
+        except FileNotFoundError:
+            data = None
+        if recorded is None or data is None or len(data) != recorded.size or \
+                hashlib.sha256(data).hexdigest() != recorded.sha256:
+            if allow_damaged:
+                continue
+            raise DamagedResults(path, [_damage(path, part, table) or f"{table}/{part.name} changed while read"])
+        yield pq.ParquetFile(pa.BufferReader(data)).read(columns=cols, use_threads=False)
 
 
-def read_games(path: str | Path, columns: Sequence[str] | None = None) -> pa.Table:
-    """The games dataset of a results folder (hidden temp files are skipped)."""
-    return pq.read_table(Path(path) / "games", columns=list(columns) if columns else None)
+def read_table(path: str | Path, table: str, columns: Sequence[str] | None = None, *,
+               allow_damaged: bool = False) -> pa.Table:
+    """A whole table of a results folder, every part verified (see `iter_parts`)."""
+    parts = list(iter_parts(path, table, columns, allow_damaged=allow_damaged))
+    schema = SCHEMAS[table]
+    if columns is not None:
+        schema = pa.schema([schema.field(c) for c in columns])
+    return pa.concat_tables(parts) if parts else schema.empty_table()
 
 
-def read_hands(path: str | Path, columns: Sequence[str] | None = None) -> pa.Table:
-    return pq.read_table(Path(path) / "hands", columns=list(columns) if columns else None)
+def read_games(path: str | Path, columns: Sequence[str] | None = None, **kwargs: Any) -> pa.Table:
+    """The games table of a results folder, verified."""
+    return read_table(path, "games", columns, **kwargs)
+
+
+def read_hands(path: str | Path, columns: Sequence[str] | None = None, **kwargs: Any) -> pa.Table:
+    """The hands table of a results folder, verified."""
+    return read_table(path, "hands", columns, **kwargs)

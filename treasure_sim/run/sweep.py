@@ -1,4 +1,4 @@
-"""Rule sweeps: one experiment played under several rule variants with the same seeds, one results folder each.
+"""Sweep configs: one experiment played under several rule variants with the same seeds, one results folder each.
 
 A sweep config is an experiment TOML (name, seed, deals, table_size, rotate, [[entrants]], [rules]) plus
 the variants, either as a grid of RuleSet fields (and ``table_size``) or as a list of named variants::
@@ -21,8 +21,6 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
-import re
-import time
 from dataclasses import dataclass, field
 from importlib import resources
 from itertools import product
@@ -30,17 +28,21 @@ from pathlib import Path
 from typing import Any
 
 from ..game.rules import RuleSet
-from .backends import RunReport, default_workers, run_experiment
-from .experiment import TOP_KEYS, ConfigError, Experiment, _check_keys, parse_experiment, read_toml, toml_table
-from .store import ResultsDir, ResultsError, _atomic_write, now
+from .experiment import (
+    TOP_KEYS,
+    ConfigError,
+    Experiment,
+    check_keys,
+    check_name,
+    parse_experiment,
+    read_toml,
+    toml_table,
+)
 
 DEFAULT_SWEEP = "sweep.toml"  # in treasure_sim/run/data, packaged with the wheel
-MANIFEST = "sweep.json"
-FORMAT_VERSION = 1
 SWEEP_KEYS = ("sweep", "variants", "baseline")  # top-level keys a sweep adds to an experiment config
 VARIANT_KEYS = ("name", "rules", "table_size")
 AXES = (*RuleSet.fields(), "table_size")
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +113,7 @@ def parse_sweep_toml(text: str, source: str = "<string>", *, check_strategies: b
 def parse_sweep(data: dict[str, Any], source: str = "<memory>", *, check_strategies: bool = True) -> Sweep:
     """Validate a sweep table; every variant is built once here so a bad value is named before any game."""
     where = f"{source}: "
-    _check_keys(data, (*TOP_KEYS, *SWEEP_KEYS), where)
+    check_keys(data, (*TOP_KEYS, *SWEEP_KEYS), where)
     data = dict(data)
     grid, listed, baseline = data.pop("sweep", None), data.pop("variants", None), data.pop("baseline", None)
     base = parse_experiment(data, source, check_strategies=check_strategies)
@@ -169,7 +171,8 @@ def _grid(grid: Any, where: str) -> list[Variant]:
         changes = dict(zip(grid, combo, strict=True))
         name = "_".join(f"{k}-{_axis_word(v)}" for k, v in changes.items())
         table_size = changes.pop("table_size", None)
-        variants.append(Variant(_check_name(name, f"{where}[sweep]: "), changes, table_size))
+        name = check_name(name, f"{where}[sweep]: variant name", "variant's results folder")
+        variants.append(Variant(name, changes, table_size))
     return variants
 
 
@@ -182,20 +185,14 @@ def _listed(listed: Any, where: str) -> list[Variant]:
         at = f"{where}variants[{i}]: "
         if not isinstance(item, dict):
             raise ConfigError(f"{at}must be a table with keys {', '.join(VARIANT_KEYS)}, got {item!r}")
-        _check_keys(item, VARIANT_KEYS, at)
+        check_keys(item, VARIANT_KEYS, at)
         rules = item.get("rules", {})
         if not isinstance(rules, dict):
             raise ConfigError(f"{at}rules must be a table of RuleSet fields such as {{ clubs = false }}, "
                               f"got {rules!r}")
-        variants.append(Variant(_check_name(item.get("name"), at), dict(rules), item.get("table_size")))
+        name = check_name(item.get("name"), f"{at}variant name", "variant's results folder")
+        variants.append(Variant(name, dict(rules), item.get("table_size")))
     return variants
-
-
-def _check_name(name: Any, at: str) -> str:
-    if not isinstance(name, str) or not _NAME.match(name):
-        raise ConfigError(f"{at}variant name must be a word of letters, digits, '.', '_' or '-' (it names the "
-                          f"variant's results folder), got {name!r}")
-    return name
 
 
 def variant_experiment(base: Experiment, variant: Variant) -> Experiment:
@@ -217,128 +214,4 @@ def _build(base: Experiment, variant: Variant, where: str) -> Experiment:
         raise ConfigError(at + str(err).removeprefix(f"{base.source}: ")) from None
 
 
-# ----- running ---------------------------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class SweepReport:
-    """How a sweep ended, with each variant's run report (variants never started are absent)."""
-
-    out: Path
-    status: str
-    runs: tuple[tuple[str, RunReport], ...]
-    seconds: float
-
-
-def is_sweep_dir(path: str | Path) -> bool:
-    """Whether ``path`` holds a sweep (its manifest), as opposed to a single run's results."""
-    return (Path(path) / MANIFEST).is_file()
-
-
-def read_manifest(path: str | Path) -> dict[str, Any]:
-    """The sweep manifest of a sweep folder (``sweep.json``)."""
-    file = Path(path) / MANIFEST
-    try:
-        return json.loads(file.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ResultsError(f"{path} is not a sweep folder: {file} is missing") from None
-    except (OSError, ValueError) as err:
-        raise ResultsError(f"{file} is unreadable ({err}); use --overwrite to start over") from None
-
-
-def _changed(old: dict[str, Any], sweep: Sweep) -> str:
-    """What differs between the sweep on disk and this one, in words."""
-    old_fp = {v["name"]: v.get("fingerprint") for v in old.get("variants", [])}
-    new_fp = {v.name: sweep.experiment(v).fingerprint() for v in sweep.variants}
-    parts = [f"{what}: {', '.join(names)}" for what, names in (
-        ("variants removed", [n for n in old_fp if n not in new_fp]),
-        ("variants added", [n for n in new_fp if n not in old_fp]),
-        ("variants changed", [n for n in new_fp if n in old_fp and old_fp[n] != new_fp[n]])) if names]
-    base, new_base = old.get("base", {}), sweep.base.to_dict()
-    keys = [k for k in ("name", "seed", "table_size", "rotate", "entrants", "rules") if base.get(k) != new_base[k]]
-    if keys:
-        parts.insert(0, f"base {', '.join(keys)}")
-    if old.get("baseline") != sweep.baseline:
-        parts.append(f"baseline {old.get('baseline')!r} -> {sweep.baseline!r}")
-    return "; ".join(parts) or "format"
-
-
-def new_manifest(sweep: Sweep, version: str, old: dict[str, Any] | None) -> dict[str, Any]:
-    """The sweep manifest: what each variant changes and where its results are; resumes keep the history."""
-    old_variants = {v["name"]: v for v in (old or {}).get("variants", [])}
-    experiments = [sweep.experiment(v) for v in sweep.variants]
-    return {
-        "format": FORMAT_VERSION, "kind": "sweep", "sweep": sweep.name, "fingerprint": sweep.fingerprint(),
-        "baseline": sweep.baseline, "base": sweep.base.to_dict(), "source": sweep.base.source,
-        "deals": sweep.base.deals, "package_version": version,
-        "variants": [{"name": v.name, "dir": v.name, "changes": v.changes(), "experiment": e.name,
-                      "fingerprint": e.fingerprint(), "games": e.games,
-                      "status": old_variants.get(v.name, {}).get("status", "pending"),
-                      "games_done": old_variants.get(v.name, {}).get("games_done", 0)}
-                     for v, e in zip(sweep.variants, experiments, strict=True)],
-        "started": (old or {}).get("started", now()), "updated": now(), "finished": None, "status": "running",
-        "runs": list((old or {}).get("runs", [])),
-    }
-
-
-def run_sweep(sweep: Sweep, out: str | Path, *, workers: int | None = None, executor: str = "process",
-              scheduler: str | None = None, overwrite: bool = False, progress: bool | None = None) -> SweepReport:
-    """Run every variant into ``out/<variant>/`` with `backends.run_experiment` (which resumes each one).
-
-    A folder holding another sweep is refused unless ``overwrite``; then the old variants' results are
-    removed too, so the folder holds this sweep alone.
-    """
-    from .. import __version__
-
-    out = Path(out)
-    folder = ResultsDir(out)  # for its lock: one sweep at a time writes sweep.json
-    with folder.locked():
-        old = read_manifest(out) if is_sweep_dir(out) else None
-        if folder.manifest_path.exists():
-            raise ResultsError(f"{out} holds the results of a single run, not a sweep; use another --out")
-        if old is not None and overwrite:
-            for v in old.get("variants", []):
-                ResultsDir(out / v["name"]).clear()
-            old = None
-        elif old is not None and old.get("fingerprint") != sweep.fingerprint():
-            raise ResultsError(f"{out} holds a different sweep ({_changed(old, sweep)}); use --overwrite to "
-                               f"replace it or --out to write elsewhere")
-        manifest = new_manifest(sweep, __version__, old)
-        run = {"started": now(), "finished": None, "executor": executor, "workers": workers or default_workers()}
-        manifest["runs"].append(run)
-        entries = {v["name"]: v for v in manifest["variants"]}
-        _write(out, manifest)
-        start, status, runs = time.perf_counter(), "failed", []
-        try:
-            for variant in sweep.variants:
-                entry = entries[variant.name]
-                entry["status"] = "running"
-                _write(out, manifest)
-                report = run_experiment(sweep.experiment(variant), out / variant.name, workers=workers,
-                                        executor=executor, scheduler=scheduler, overwrite=overwrite,
-                                        progress=progress)
-                runs.append((variant.name, report))
-                entry.update(status=report.status, games_done=report.games_done)
-                _write(out, manifest)
-            status = "complete"
-        except KeyboardInterrupt:
-            status = "interrupted"
-            raise
-        finally:
-            for variant in sweep.variants:
-                entry = entries[variant.name]
-                if entry["status"] == "running":  # stopped inside this variant: count what reached the disk
-                    entry["status"] = status
-                    entry["games_done"] = ResultsDir(out / variant.name).games_done(sweep.experiment(variant).rotations)
-            run["finished"] = manifest["updated"] = now()
-            manifest["status"] = status
-            if status == "complete":
-                manifest["finished"] = run["finished"]
-            _write(out, manifest)
-    return SweepReport(out, status, tuple(runs), time.perf_counter() - start)
-
-
-def _write(out: Path, manifest: dict[str, Any]) -> None:
-    _atomic_write(out / MANIFEST, json.dumps(manifest, indent=2).encode())  # readers never see half a file
-
-
-__all__ = ["Sweep", "SweepReport", "Variant", "default_sweep", "is_sweep_dir", "load_sweep", "parse_sweep",
-           "parse_sweep_toml", "read_manifest", "run_sweep", "variant_experiment"]
+__all__ = ["Sweep", "Variant", "default_sweep", "load_sweep", "parse_sweep", "parse_sweep_toml", "variant_experiment"]

@@ -19,10 +19,9 @@ import pyarrow as pa
 from ..game.engine import Game
 from ..game.rules import RuleSet
 from .experiment import Entrant, Experiment, load_strategy
-from .store import game_rows, hand_rows, new_columns, to_tables
+from .rows import game_rows, hand_rows, new_columns, to_tables
 
 log = logging.getLogger(__name__)
-TARGET_GAMES_PER_TASK = 48  # enough that start-up and pickling are paid rarely, few enough that a crash loses little
 
 
 # ----- tables ----------------------------------------------------------------------------------------------
@@ -101,16 +100,9 @@ class TaskResult:
     first_deal: int
     end_deal: int
     n_games: int
-    games: pa.Table
-    hands: pa.Table
+    tables: dict[str, pa.Table]  # by table name (games, hands)
     seconds: float
     bot_errors: int
-
-
-def deals_per_task(exp: Experiment, workers: int = 1) -> int:
-    """Deals per task: about TARGET_GAMES_PER_TASK games, fewer when that would leave workers idle."""
-    per = max(1, TARGET_GAMES_PER_TASK // exp.rotations)
-    return max(1, min(per, exp.deals // max(1, 4 * workers)))
 
 
 def plan_tasks(exp: Experiment, pending: list[tuple[int, int]], size: int) -> list[Task]:
@@ -127,7 +119,7 @@ def plan_tasks(exp: Experiment, pending: list[tuple[int, int]], size: int) -> li
 def run_task(task: Task) -> TaskResult:
     """Play every game of a task and return its rows (runs in a worker process)."""
     start = time.perf_counter()
-    games, hands = new_columns()
+    columns = new_columns()
     errors = 0
     for deal in range(task.first_deal, task.end_deal):
         table_id = deal % len(task.tables)
@@ -137,16 +129,16 @@ def run_task(task: Task) -> TaskResult:
             card_seed, bot_seed = game_seeds(task.seed, deal, rotation)
             result = Game(bots, task.rules, bot_seed, deal_seed=card_seed, quintets=False).play()
             game_id = deal * task.rotations + rotation
-            game_rows(games, task.experiment, game_id, deal, rotation, table_id, seats, task.entrants,
+            game_rows(columns["games"], task.experiment, game_id, deal, rotation, table_id, seats, task.entrants,
                       result, task.rules.starting_money)
-            hand_rows(hands, task.experiment, game_id, result.hands)
+            hand_rows(columns["hands"], task.experiment, game_id, result.hands)
             for seat, messages in enumerate(result.errors):
                 if messages:
                     errors += len(messages)
                     _report_bot_errors(task.entrants[seats[seat]].label, game_id, seat, messages)
     seconds = time.perf_counter() - start
     log.info("deals %d-%d: %d games in %.2f s", task.first_deal, task.end_deal - 1, task.games, seconds)
-    return TaskResult(task.first_deal, task.end_deal, task.games, *to_tables(games, hands), seconds, errors)
+    return TaskResult(task.first_deal, task.end_deal, task.games, to_tables(columns), seconds, errors)
 
 
 _warned: set[str] = set()  # per worker process: entrants whose errors were already shown on the console

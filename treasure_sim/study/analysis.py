@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,6 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..run.store import Manifest, read_games, read_hands, read_manifest
 from .stats import GAME_KEY as _GAME_KEY
 from .stats import LEVEL, interval_table, unit_columns
 
@@ -22,20 +22,18 @@ class Results:
 
     games: pd.DataFrame
     hands: pd.DataFrame
-    manifests: dict[str, dict[str, Any]] = field(default_factory=dict)
+    manifests: dict[str, Manifest] = field(default_factory=dict)
 
 
 # ---------------------------------------------------------------- loading
 
 
-def _read_table(path: Path) -> pd.DataFrame:
-    if not path.exists():
-        return pd.DataFrame()
-    return pd.read_parquet(path)
+def load(dir_or_dirs: str | Path | Iterable[str | Path], *, allow_damaged: bool = False) -> Results:
+    """Read the games and hands tables and the manifest of one results directory or several (stacked).
 
-
-def load(dir_or_dirs: str | Path | Iterable[str | Path]) -> Results:
-    """Read ``games/``, ``hands/`` and ``manifest.json`` of one results directory or several (stacked)."""
+    Every part is verified against its checksum (`treasure_sim.run.store`): a damaged folder raises
+    `DamagedResults` naming the part, unless ``allow_damaged`` (then the damaged parts are left out).
+    """
     dirs = [Path(dir_or_dirs)] if isinstance(dir_or_dirs, str | Path) else [Path(d) for d in dir_or_dirs]
     if not dirs:
         raise ValueError("load() needs at least one results directory")
@@ -43,20 +41,14 @@ def load(dir_or_dirs: str | Path | Iterable[str | Path]) -> Results:
     labels = names if len(set(names)) == len(names) else [str(d) for d in dirs]
     games, hands, manifests = [], [], {}
     for label, d in zip(labels, dirs, strict=True):
-        if not (d / "games").exists():
-            raise FileNotFoundError(f"{d} is not a results directory: {d / 'games'} is missing")
-        g = _read_table(d / "games")
-        games.append(g.assign(run=label))
-        h = _read_table(d / "hands")
-        hands.append(h.assign(run=label) if len(h.columns) else h)
-        manifest = d / "manifest.json"
-        manifests[label] = json.loads(manifest.read_text()) if manifest.exists() else {}
-    hands = [h for h in hands if len(h.columns)]
-    return Results(
-        games=pd.concat(games, ignore_index=True),
-        hands=pd.concat(hands, ignore_index=True) if hands else pd.DataFrame(),
-        manifests=manifests,
-    )
+        manifest = read_manifest(d)
+        if manifest is None or manifest.kind != "run":
+            raise FileNotFoundError(f"{d} is not a results directory: {d / 'manifest.json'} is missing")
+        games.append(read_games(d, allow_damaged=allow_damaged).to_pandas().assign(run=label))
+        hands.append(read_hands(d, allow_damaged=allow_damaged).to_pandas().assign(run=label))
+        manifests[label] = manifest
+    return Results(games=pd.concat(games, ignore_index=True), hands=pd.concat(hands, ignore_index=True),
+                   manifests=manifests)
 
 
 def _require(df: pd.DataFrame, cols: Iterable[str], what: str) -> pd.DataFrame:

@@ -15,19 +15,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ..game.evaluator import CATEGORY_NAMES
-from ..run.store import read_games, read_hands
-from ..run.sweep import read_manifest
+from ..run.store import END_REASONS, SUIT_COLUMNS, Manifest, read_games, read_hands, read_manifest
 from .stats import LEVEL, mean_interval, ols_clustered, t_quantile
 
-END_REASONS = ("deck_empty", "all_stopped", "too_few_players", "hand_limit")
 SUITS = {"s": "♠ spades", "c": "♣ clubs", "h": "♥ hearts", "d": "♦ diamonds"}
-SUIT_COLUMNS = {"s": "treasures_spades", "c": "treasures_clubs", "h": "treasures_hearts", "d": "treasures_diamonds"}
 NO_SHOWDOWN = "no showdown"
 REFERENCE = "random"  # the skill gap is measured against the entrants playing this strategy
 GAME_COLUMNS = ("game_id", "deal_id", "seat", "n_players", "entrant", "strategy", "final_money", "net",
@@ -260,7 +256,7 @@ def fold_value(compared: pd.DataFrame, values: pd.DataFrame, level: float = LEVE
 class Balance:
     """Everything the sweep report shows: per-metric comparisons, Treasure values, and the fold trade-off."""
 
-    manifest: dict[str, Any]
+    manifest: Manifest
     baseline: str
     variants: tuple[str, ...]
     compared: pd.DataFrame
@@ -277,16 +273,19 @@ def sweep_balance(sweep_dir: str | Path, reference: str = REFERENCE, level: floa
     """Load a sweep folder variant by variant (only the per-deal values are kept) and compare the variants."""
     sweep_dir = Path(sweep_dir)
     manifest = read_manifest(sweep_dir)
-    names = [v["name"] for v in manifest["variants"]]
+    if manifest is None or manifest.kind != "sweep":
+        raise ValueError(f"{sweep_dir} is not a sweep folder: {sweep_dir / 'sweep.json'} is missing")
+    names = [v.name for v in manifest.variants]
     per_deal, games = {}, {}
-    for v in manifest["variants"]:
-        path = sweep_dir / v["dir"]
-        if not (path / "games").is_dir() or not any((path / "games").glob("part-*.parquet")):
+    for v in manifest.variants:
+        path = sweep_dir / v.dir
+        variant = read_manifest(path)
+        if variant is None or not variant.games_done:
             continue  # not started yet
         g, h = read_variant(path)
-        per_deal[v["name"]] = deal_values(g, h, reference)
-        games[v["name"]] = g[["deal_id", "entrant", "final_money", "win_share", *SUIT_COLUMNS.values()]]
-    baseline = manifest["baseline"]
+        per_deal[v.name] = deal_values(g, h, reference)
+        games[v.name] = g[["deal_id", "entrant", "final_money", "win_share", *SUIT_COLUMNS.values()]]
+    baseline = manifest.baseline
     if baseline not in per_deal:
         raise ValueError(f"{sweep_dir}: the baseline variant {baseline!r} has no finished games yet")
     compared = compare(per_deal, baseline, level)

@@ -2,39 +2,19 @@
 
 from __future__ import annotations
 
-import json
 import math
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from ..run.sweep import is_sweep_dir
+from ..run.store import Manifest, is_sweep_dir
 from . import analysis as an
 from . import plots
+from .markdown import cell, entrants_text, md_table, number, rules_text, save_figure
 from .sweep_report import run_sweep_report
 
 TRAJECTORY_GAMES = 6
-
-
-def _ci(mean: float, low: float, high: float, fmt: str) -> str:
-    if math.isnan(low):
-        return f"{mean:{fmt}}"
-    return f"{mean:{fmt}} [{low:{fmt}}, {high:{fmt}}]"
-
-
-def _num(x: float, fmt: str) -> str:
-    return "—" if math.isnan(x) else f"{x:{fmt}}"
-
-
-def _md_table(header: Sequence[str], rows: Sequence[Sequence[Any]], align: str | None = None) -> str:
-    """A GitHub markdown table (no tabulate dependency); ``align`` is one of l/r per column."""
-    align = align or "l" + "r" * (len(header) - 1)
-    rule = ["---:" if a == "r" else "---" for a in align]
-    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(rule) + " |"]
-    lines += ["| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |" for row in rows]
-    return "\n".join(lines)
 
 
 def headline(games: pd.DataFrame, rated: pd.DataFrame | None = None) -> str:
@@ -47,69 +27,56 @@ def headline(games: pd.DataFrame, rated: pd.DataFrame | None = None) -> str:
     ms = per["decision_time"].mean() * 1000 if "decision_time" in labelled else none
     rows = []
     for r in s.itertuples():
-        rows.append([r.strategy, _ci(r.win_share, r.win_low, r.win_high, ".3f"), f"{r.fair:.3f}",
-                     _ci(r.net, r.net_low, r.net_high, "+.1f"), f"{r.mu:.1f} ± {r.sigma:.1f}", f"{r.ordinal:.1f}",
-                     r.games, r.deals, _num(errors[r.strategy], ".0f"), _num(ms[r.strategy], ".3f")])
+        rows.append([r.strategy, cell(r.win_share, r.win_low, r.win_high, ".3f"), f"{r.fair:.3f}",
+                     cell(r.net, r.net_low, r.net_high, "+.1f"), f"{r.mu:.1f} ± {r.sigma:.1f}", f"{r.ordinal:.1f}",
+                     r.games, r.deals, number(errors[r.strategy], ".0f"), number(ms[r.strategy], ".3f")])
     header = ["strategy", "win share [95% CI]", "equal share", "mean net, chips [95% CI]", "rating mu ± sigma",
               "ordinal", "games", "deals", "bot errors", "ms / decision"]
-    return _md_table(header, rows)
+    return md_table(header, rows)
 
 
 def _h2h_table(h2h: pd.DataFrame, order: list[str]) -> str:
     share = an.head_to_head_matrix(h2h, "mean", order)
     low, high = an.head_to_head_matrix(h2h, "ci_low", order), an.head_to_head_matrix(h2h, "ci_high", order)
-    rows = [[a] + ["—" if math.isnan(share.loc[a, b]) else _ci(share.loc[a, b], low.loc[a, b], high.loc[a, b], ".2f")
+    rows = [[a] + ["—" if math.isnan(share.loc[a, b]) else cell(share.loc[a, b], low.loc[a, b], high.loc[a, b], ".2f")
                    for b in share.columns] for a in share.index]
-    return _md_table(["row ahead of column", *share.columns], rows)
+    return md_table(["row ahead of column", *share.columns], rows)
 
 
 def _seat_table(seats: pd.DataFrame) -> str:
-    rows = [[int(r.n_players), int(r.seat), _ci(r.mean, r.ci_low, r.ci_high, ".3f"), f"{r.fair:.3f}", r.deals]
+    rows = [[int(r.n_players), int(r.seat), cell(r.mean, r.ci_low, r.ci_high, ".3f"), f"{r.fair:.3f}", r.deals]
             for r in seats.itertuples()]
-    return _md_table(["players", "seat (0 = first dealer)", "win share [95% CI]", "equal share", "deals"], rows)
+    return md_table(["players", "seat (0 = first dealer)", "win share [95% CI]", "equal share", "deals"], rows)
 
 
 def _length_table(length: pd.DataFrame) -> str:
     r = length.iloc[0]
     ends = ", ".join(f"{c.removeprefix('ended_')} {r[c]:.0%}" for c in length.columns if c.startswith("ended_"))
-    return _md_table(["hands per game [95% CI]", "games", "deals", "how games ended"],
-                     [[_ci(r["mean"], r["ci_low"], r["ci_high"], ".1f"), int(r["games"]), int(r["deals"]), ends]],
+    return md_table(["hands per game [95% CI]", "games", "deals", "how games ended"],
+                     [[cell(r["mean"], r["ci_low"], r["ci_high"], ".1f"), int(r["games"]), int(r["deals"]), ends]],
                      align="rrrl")
 
 
-def _setup(manifest: dict[str, Any], games: pd.DataFrame) -> list[str]:
+def _setup(manifest: Manifest | None, games: pd.DataFrame) -> list[str]:
     """What was run, from the manifest: enough to know what the numbers are about."""
-    config = manifest.get("config", {})
-    lines = []
     deals = games["deal_id"].nunique() if "deal_id" in games else games["game_id"].nunique()
-    lines.append(f"- {games['game_id'].nunique()} games from {deals} deals"
-                 + (f"; table size {config['table_size']}, rotate = {str(config.get('rotate')).lower()}"
-                    if "table_size" in config else ""))
+    config = manifest.config if manifest else {}
+    lines = [f"- {games['game_id'].nunique()} games from {deals} deals"
+             + (f"; table size {config['table_size']}, rotate = {str(config.get('rotate')).lower()}"
+                if "table_size" in config else "")]
     if config.get("entrants"):
-        who = "; ".join(f"`{e['label']}` = {e['strategy']}" + (f" {json.dumps(e['params'])}" if e.get("params") else "")
-                        for e in config["entrants"])
-        lines.append(f"- entrants: {who}")
-    rules = manifest.get("rules") or config.get("rules")
-    if rules:
-        from ..game.rules import RuleSet
-
-        default = RuleSet().to_dict()
-        changed = {k: v for k, v in rules.items() if default.get(k) != v}
-        lines.append("- rules: " + (", ".join(f"{k} = {v}" for k, v in changed.items()) if changed
-                                    else "the defaults (the card plus RULES.md)"))
-    if manifest.get("seed") is not None:
-        lines.append(f"- seed {manifest['seed']}, treasure-sim {manifest.get('package_version', '?')}")
-    if manifest.get("status") not in (None, "complete"):
-        lines.append(f"- **run status: {manifest['status']}** — only the {len(games)} rows on disk are analysed")
+        lines.append(f"- entrants: {entrants_text(config)}")
+    if manifest is None:
+        return lines
+    lines.append(f"- rules: {rules_text(manifest.rules)}")
+    lines.append(f"- seed {manifest.seed}, treasure-sim {manifest.package_version}")
+    if manifest.status != "complete":
+        lines.append(f"- **run status: {manifest.status}** — only the {len(games)} rows on disk are analysed")
     return lines
 
 
-def _save(fig: Any, path: Path) -> str:
-    fig.savefig(path, dpi=120)
-    return path.name
-
-
-def _section(res: an.Results, games: pd.DataFrame, out: Path, prefix: str, manifest: dict[str, Any]) -> list[str]:
+def _section(res: an.Results, games: pd.DataFrame, out: Path, prefix: str, manifest: Manifest | None
+             ) -> list[str]:
     """One experiment's tables and figures; returns its markdown lines."""
     rated = an.ratings(games)
     wins, net = an.win_rates(games), an.mean_net(games)
@@ -133,7 +100,7 @@ def _section(res: an.Results, games: pd.DataFrame, out: Path, prefix: str, manif
         md.extend([f"## {title}", "", text, ""])
         if table:
             md.extend([table, ""])
-        md.extend([f"![{title}]({_save(fig, out / f'{prefix}{name}.png')})", ""])
+        md.extend([f"![{title}]({save_figure(fig, out / f'{prefix}{name}.png', dpi=120)})", ""])
 
     figure("Win share", "win_shares", plots.plot_win_shares(wins, colors),
            "Share of games each strategy finished with the most chips (ties split). The dashed line is what an "
@@ -172,7 +139,7 @@ def run_report(results_dir: str | Path, out_dir: str | Path | None = None) -> Pa
         raise ValueError(f"{results_dir} holds no finished games yet")
     out = Path(out_dir) if out_dir is not None else results_dir / "report"
     out.mkdir(parents=True, exist_ok=True)
-    manifest = next(iter(res.manifests.values()), {})
+    manifest = next(iter(res.manifests.values()), None)
     experiments = sorted(res.games["experiment"].astype(str).unique()) if "experiment" in res.games else [None]
     md = [f"# Treasure Poker results: {', '.join(e for e in experiments if e) or results_dir.name}", "",
           f"Data: `{results_dir}`", ""]
@@ -185,7 +152,7 @@ def run_report(results_dir: str | Path, out_dir: str | Path | None = None) -> Pa
             md.extend([f"# Experiment {name}", ""])
         prefix = f"{name}_" if len(experiments) > 1 else ""
         md.extend(_section(an.Results(games, hands, res.manifests), games, out, prefix,
-                           manifest if manifest.get("experiment") in (None, name) else {}))
+                           manifest if manifest is not None and manifest.name in (None, name) else None))
     path = out / "report.md"
     path.write_text("\n".join(md).rstrip() + "\n", encoding="utf-8")
     return path

@@ -6,14 +6,15 @@ import json
 import math
 import textwrap
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
+from ..run.store import Manifest
 from . import balance as bal
+from .markdown import cell, entrants_text, md_table, save_figure
 from .plots import OKABE_ITO
 
 HIGHER, LOWER, SAME, BASE = OKABE_ITO[4], OKABE_ITO[0], "0.45", "#000000"  # vermillion, blue, grey, black
@@ -32,25 +33,13 @@ PAIRING = ("Differences vs the baseline are paired by deal: every variant plays 
            "is still valid. ▲/▼ mark a difference whose interval excludes zero.")
 
 
-def _cell(mean: float, low: float, high: float, fmt: str, flag: str = "") -> str:
-    if math.isnan(mean):
-        return "—"
-    text = f"{mean:{fmt}}" if math.isnan(low) else f"{mean:{fmt}} [{low:{fmt}}, {high:{fmt}}]"
-    return f"{text} {flag}".rstrip()
-
-
-def _md_table(header: list[str], rows: list[list[str]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "| --- |" + " ---: |" * (len(header) - 1)]
-    return "\n".join(lines + ["| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |" for row in rows])
-
-
 def value_table(table: pd.DataFrame, variants: list[str], fmt: str) -> str:
     """Rows = metrics, columns = variants; each cell the estimate, its interval and the ▲/▼ flag."""
     metrics = list(dict.fromkeys(table["metric"]))
     cells = table.set_index(["metric", "variant"])
-    rows = [[m] + [_cell(*cells.loc[(m, v), ["mean", "ci_low", "ci_high"]], fmt, cells.loc[(m, v), "flag"])
+    rows = [[m] + [cell(*cells.loc[(m, v), ["mean", "ci_low", "ci_high"]], fmt, cells.loc[(m, v), "flag"])
                    if (m, v) in cells.index else "—" for v in variants] for m in metrics]
-    return _md_table(["metric", *variants], rows)
+    return md_table(["metric", *variants], rows)
 
 
 def diff_table(table: pd.DataFrame, variants: list[str], baseline: str, fmt: str) -> str:
@@ -66,10 +55,10 @@ def diff_table(table: pd.DataFrame, variants: list[str], baseline: str, fmt: str
                 row.append("—")
                 continue
             c = cells.loc[(m, v)]
-            text = _cell(c["diff"], c["diff_low"], c["diff_high"], fmt)
+            text = cell(c["diff"], c["diff_low"], c["diff_high"], fmt)
             row.append(f"**{text} {c['flag']}**" if c["flag"] else text)
         rows.append(row)
-    return _md_table(["metric", *(f"{v} − {baseline}" for v in others)], rows)
+    return md_table(["metric", *(f"{v} − {baseline}" for v in others)], rows)
 
 
 def headline_table(compared: pd.DataFrame, variants: list[str]) -> str:
@@ -79,18 +68,18 @@ def headline_table(compared: pd.DataFrame, variants: list[str]) -> str:
             ((compared["group"] == k[0]) & (compared["metric"] == k[1])).any()]
     cells = compared.set_index(["group", "metric", "variant"])
     header = ["variant"] + [f"{bal.GROUPS[g][0].lower()}: {m}" for g, m in keys]
-    rows = [[v] + [_cell(*cells.loc[(g, m, v), ["mean", "ci_low", "ci_high"]], FORMATS[g],
+    rows = [[v] + [cell(*cells.loc[(g, m, v), ["mean", "ci_low", "ci_high"]], FORMATS[g],
                          cells.loc[(g, m, v), "flag"]) if (g, m, v) in cells.index else "—" for g, m in keys]
             for v in variants]
-    return _md_table(header, rows)
+    return md_table(header, rows)
 
 
 def fold_table(fold: pd.DataFrame) -> str:
-    rows = [[r.variant, r.suit, _cell(r.cost, r.cost_low, r.cost_high, ".1f"),
-             _cell(r.worth, r.worth_low, r.worth_high, "+.1f"),
-             _cell(r.net, r.net_low, r.net_high, "+.1f", "▲" if r.net_low > 0 else "▼" if r.net_high < 0 else "")]
+    rows = [[r.variant, r.suit, cell(r.cost, r.cost_low, r.cost_high, ".1f"),
+             cell(r.worth, r.worth_low, r.worth_high, "+.1f"),
+             cell(r.net, r.net_low, r.net_high, "+.1f", "▲" if r.net_low > 0 else "▼" if r.net_high < 0 else "")]
             for r in fold.itertuples()]
-    return _md_table(["variant", "suit taken", "chips given up [95% CI]", "worth: final money per Treasure",
+    return md_table(["variant", "suit taken", "chips given up [95% CI]", "worth: final money per Treasure",
                       "worth − cost"], rows)
 
 
@@ -154,27 +143,19 @@ def plot_fold(fold: pd.DataFrame, variants: list[str], baseline: str) -> Figure:
 
 
 # ----- the report --------------------------------------------------------------------------------------------
-def _setup(manifest: dict[str, Any], result: bal.Balance) -> list[str]:
-    base = manifest.get("base", {})
-    who = "; ".join(f"`{e['label']}` = {e['strategy']}" + (f" {json.dumps(e['params'])}" if e.get("params") else "")
-                    for e in base.get("entrants", []))
-    lines = [f"- base: {len(base.get('entrants', []))} entrants ({who}); table size {base.get('table_size')}, "
-             f"rotate = {str(base.get('rotate')).lower()}, seed {base.get('seed')}, {manifest.get('deals')} deals "
-             f"per variant", "- variants (each a normal results folder `DIR/<variant>/`):"]
-    for v in manifest.get("variants", []):
+def _setup(manifest: Manifest, result: bal.Balance) -> list[str]:
+    base = manifest.config
+    lines = [f"- base: {len(base.get('entrants', []))} entrants ({entrants_text(base)}); table size "
+             f"{base.get('table_size')}, rotate = {str(base.get('rotate')).lower()}, seed {base.get('seed')}, "
+             f"{manifest.deals} deals per variant", "- variants (each a normal results folder `DIR/<variant>/`):"]
+    for v in manifest.variants:
         changes = ", ".join(f"{k} = {json.dumps(x) if isinstance(x, str) else str(x).lower()}"
-                            for k, x in v.get("changes", {}).items()) or "the base rules"
-        mark = " **(baseline)**" if v["name"] == result.baseline else ""
-        lines.append(f"  - `{v['name']}`{mark}: {changes} — {v.get('games_done', 0)} of {v.get('games')} games, "
-                     f"{v.get('status')}")
-    if manifest.get("status") != "complete":
-        lines.append(f"- **sweep status: {manifest.get('status')}**: only the games on disk are analysed")
+                            for k, x in v.changes.items()) or "the base rules"
+        mark = " **(baseline)**" if v.name == result.baseline else ""
+        lines.append(f"  - `{v.name}`{mark}: {changes} — {v.games_done} of {v.games} games, {v.status}")
+    if manifest.status != "complete":
+        lines.append(f"- **sweep status: {manifest.status}**: only the games on disk are analysed")
     return lines
-
-
-def _save(fig: Figure, path: Path) -> str:
-    fig.savefig(path, dpi=100)
-    return path.name
 
 
 def run_sweep_report(sweep_dir: str | Path, out_dir: str | Path | None = None) -> Path:
@@ -184,7 +165,7 @@ def run_sweep_report(sweep_dir: str | Path, out_dir: str | Path | None = None) -
     out = Path(out_dir) if out_dir is not None else sweep_dir / "report"
     out.mkdir(parents=True, exist_ok=True)
     variants, baseline, compared = list(result.variants), result.baseline, result.compared
-    md = [f"# Treasure Poker rules sweep: {result.manifest.get('sweep', sweep_dir.name)}", "",
+    md = [f"# Treasure Poker rules sweep: {result.manifest.name or sweep_dir.name}", "",
           f"Data: `{sweep_dir}`", "", *_setup(result.manifest, result), "",
           f"Intervals: {bal.METHOD}. {PAIRING} About one flag in twenty is expected by chance alone among "
           "metrics a rule does not change: read a lone flag with care, a pattern with confidence.", "",
@@ -199,7 +180,7 @@ def run_sweep_report(sweep_dir: str | Path, out_dir: str | Path | None = None) -
         md += [f"## {title}", "", _GROUP_TEXT.get(group, ""), "", value_table(table, variants, FORMATS[group]), "",
                "Difference vs the baseline (paired by deal):", "",
                diff_table(table, variants, baseline, FORMATS[group]), "",
-               f"![{title}]({_save(fig, out / f'sweep_{group}.png')})", ""]
+               f"![{title}]({save_figure(fig, out / f'sweep_{group}.png', dpi=100)})", ""]
     md += ["## What each suit's Treasures are worth", "", _GROUP_TEXT["value"], ""]
     for group in ("value_money", "value_win"):
         table = result.values[result.values["group"] == group]
@@ -207,11 +188,11 @@ def run_sweep_report(sweep_dir: str | Path, out_dir: str | Path | None = None) -
         fig = plot_group(table, variants, baseline, title, unit, ref=0.0, caption=bal.REGRESSION_METHOD)
         md += [f"### {title}", "", value_table(table, variants, FORMATS[group]), "",
                "Difference vs the baseline:", "", diff_table(table, variants, baseline, FORMATS[group]), "",
-               f"![{title}]({_save(fig, out / f'sweep_{group}.png')})", ""]
+               f"![{title}]({save_figure(fig, out / f'sweep_{group}.png', dpi=100)})", ""]
     if not result.fold.empty:
+        figure = save_figure(plot_fold(result.fold, variants, baseline), out / "sweep_fold_value.png", dpi=100)
         md += ["## Is being the last folder worth it?", "", _GROUP_TEXT["fold_value"], "", fold_table(result.fold), "",
-               f"![last folder]({_save(plot_fold(result.fold, variants, baseline), out / 'sweep_fold_value.png')})",
-               ""]
+               f"![last folder]({figure})", ""]
     path = out / "report.md"
     path.write_text("\n".join(md).rstrip() + "\n", encoding="utf-8")
     return path

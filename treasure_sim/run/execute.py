@@ -1,0 +1,234 @@
+"""Executing an experiment or a sweep into a results folder: plan the pending deals, run the tasks on a
+backend, write each part as it arrives and record it in the manifest, resume and repair.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import logging
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from tqdm import tqdm
+
+from .backends import DaskBackend, ProcessBackend, deals_per_task, default_workers, make_backend, run_logging
+from .experiment import Experiment
+from .store import (
+    Invocation,
+    Manifest,
+    ResultsDir,
+    ResultsError,
+    VariantEntry,
+    is_sweep_dir,
+    now,
+    read_manifest,
+    write_manifest,
+)
+from .sweep import Sweep
+from .tournament import TaskResult, plan_tasks
+
+log = logging.getLogger("treasure_sim")
+
+
+def _version() -> str:
+    from .. import __version__
+
+    return __version__
+
+
+def _python() -> str:
+    return sys.version.split()[0]
+
+
+@dataclass(frozen=True, slots=True)
+class RunReport:
+    """How a run ended: ``status`` is complete, interrupted or failed; the data on disk is valid in each."""
+
+    out: Path
+    status: str
+    games_total: int
+    games_done: int
+    games_run: int  # played by this invocation (the rest were already on disk)
+    seconds: float
+    workers: int
+    executor: str
+    bot_errors: int
+
+
+def run_experiment(exp: Experiment, out: str | Path, *, workers: int | None = None, executor: str = "process",
+                   scheduler: str | None = None, overwrite: bool = False, progress: bool | None = None,
+                   on_part: Callable[[TaskResult], None] | None = None) -> RunReport:
+    """Play every game of ``exp`` not yet in ``out``, writing parts as tasks finish.
+
+    ``progress``: None shows the bar only on a terminal. ``on_part`` is called after each part is written
+    (a test hook: raising KeyboardInterrupt there is a Ctrl-C at that moment).
+    """
+    workers = workers or default_workers()
+    backend = make_backend(executor, workers, scheduler)
+    results = ResultsDir(out)
+    with results.locked():
+        old, pending = results.prepare(exp.fingerprint(), exp.to_dict(), exp.deals, overwrite=overwrite,
+                                       on_damage=lambda what: log.warning("%s: %s", results.path, what))
+        if old and old.package_version != _version():
+            log.warning("%s was started by treasure-sim %s; continuing it with %s",
+                        results.path, old.package_version, _version())
+        manifest = _run_manifest(exp, old)
+        with run_logging(results.log_path, multiprocess=executor == "process"), backend:
+            return _run(exp, results, manifest, pending, backend, progress, on_part)
+
+
+def _run_manifest(exp: Experiment, old: Manifest | None) -> Manifest:
+    """The manifest of a run starting now; a resumed run keeps its parts, first start time and history."""
+    return Manifest(
+        kind="run", name=exp.name, fingerprint=exp.fingerprint(), config=exp.to_dict(), deals=exp.deals,
+        games=exp.games, package_version=_version(), python=_python(), source=exp.source,
+        started=old.started if old else now(), updated=now(), status="running",
+        games_done=old.games_done if old else 0, runs=old.runs if old else (), parts=old.parts if old else ())
+
+
+def _run(exp: Experiment, results: ResultsDir, manifest: Manifest, pending: list[tuple[int, int]],
+         backend: ProcessBackend | DaskBackend, progress: bool | None,
+         on_part: Callable[[TaskResult], None] | None) -> RunReport:
+    pending_deals = sum(b - a for a, b in pending)
+    tasks = plan_tasks(exp, pending, deals_per_task(pending_deals, exp.rotations, backend.workers))
+    start_done = manifest.games_done
+    run = Invocation(started=now(), executor=backend.name, workers=backend.workers)
+    manifest = manifest.replace(runs=(*manifest.runs, run))
+    write_manifest(results.path, manifest)
+    log.info("%s: %d of %d games to play in %d task(s) on %d %s worker(s) -> %s", exp.name,
+             exp.games - start_done, exp.games, len(tasks), backend.workers, backend.name, results.path)
+    start = time.perf_counter()
+    status, errors = "failed", 0
+    try:
+        with tqdm(total=exp.games, initial=start_done, unit="game", desc=exp.name, file=sys.stderr, disable=(
+                None if progress is None else not progress), dynamic_ncols=True, smoothing=0.05) as bar, \
+                contextlib.closing(backend.run(tasks)) as stream:
+            for result in stream:
+                part = results.write_part(result.first_deal, result.end_deal, result.tables)
+                errors += result.bot_errors
+                manifest = manifest.with_part(part, result.n_games)
+                run = dataclasses.replace(run, games_run=manifest.games_done - start_done)
+                manifest = manifest.with_invocation(run)
+                write_manifest(results.path, manifest)
+                bar.update(result.n_games)
+                if on_part is not None:
+                    on_part(result)
+        status = "complete"
+    except KeyboardInterrupt:
+        status = "interrupted"
+        raise
+    finally:
+        seconds = time.perf_counter() - start
+        finished = now()
+        manifest = manifest.with_invocation(dataclasses.replace(run, finished=finished,
+                                                                games_run=manifest.games_done - start_done))
+        manifest = manifest.replace(status=status, finished=finished if status == "complete" else None)
+        write_manifest(results.path, manifest)
+        log.info("%s: %s; %d of %d games on disk; this run played %d in %.1f s", exp.name, status,
+                 manifest.games_done, exp.games, manifest.games_done - start_done, seconds)
+    return RunReport(results.path, status, exp.games, manifest.games_done, manifest.games_done - start_done, seconds,
+                     backend.workers, backend.name, errors)
+
+
+# ----- sweeps ----------------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class SweepReport:
+    """How a sweep ended, with each variant's run report (variants never started are absent)."""
+
+    out: Path
+    status: str
+    runs: tuple[tuple[str, RunReport], ...]
+    seconds: float
+
+
+def _sweep_changes(old: Manifest, sweep: Sweep) -> str:
+    """What differs between the sweep on disk and this one, in words."""
+    old_fp = {v.name: v.fingerprint for v in old.variants}
+    new_fp = {v.name: sweep.experiment(v).fingerprint() for v in sweep.variants}
+    parts = [f"{what}: {', '.join(names)}" for what, names in (
+        ("variants removed", [n for n in old_fp if n not in new_fp]),
+        ("variants added", [n for n in new_fp if n not in old_fp]),
+        ("variants changed", [n for n in new_fp if n in old_fp and old_fp[n] != new_fp[n]])) if names]
+    base, new_base = old.config, sweep.base.to_dict()
+    keys = [k for k in ("name", "seed", "table_size", "rotate", "entrants", "rules") if base.get(k) != new_base[k]]
+    if keys:
+        parts.insert(0, f"base {', '.join(keys)}")
+    if old.baseline != sweep.baseline:
+        parts.append(f"baseline {old.baseline!r} -> {sweep.baseline!r}")
+    return "; ".join(parts) or "format"
+
+
+def _sweep_manifest(sweep: Sweep, old: Manifest | None) -> Manifest:
+    """The sweep manifest: what each variant changes and where its results are; resumes keep the history."""
+    before = {v.name: v for v in old.variants} if old else {}
+    variants = []
+    for v in sweep.variants:
+        e = sweep.experiment(v)
+        prior = before.get(v.name)
+        variants.append(VariantEntry(v.name, v.name, v.changes(), e.name, e.fingerprint(), e.games,
+                                     prior.status if prior else "pending", prior.games_done if prior else 0))
+    return Manifest(
+        kind="sweep", name=sweep.name, fingerprint=sweep.fingerprint(), config=sweep.base.to_dict(),
+        deals=sweep.base.deals, games=sum(v.games for v in variants), package_version=_version(), python=_python(),
+        source=sweep.base.source, started=old.started if old else now(), updated=now(),
+        runs=old.runs if old else (), baseline=sweep.baseline, variants=tuple(variants))
+
+
+def run_sweep(sweep: Sweep, out: str | Path, *, workers: int | None = None, executor: str = "process",
+              scheduler: str | None = None, overwrite: bool = False, progress: bool | None = None) -> SweepReport:
+    """Run every variant into ``out/<variant>/`` with `run_experiment` (which resumes and repairs each one).
+
+    A folder holding another sweep is refused unless ``overwrite``; then the old variants' results are
+    removed too, so the folder holds this sweep alone.
+    """
+    out = Path(out)
+    folder = ResultsDir(out)  # for its lock: one sweep at a time writes sweep.json
+    with folder.locked():
+        old = read_manifest(out) if is_sweep_dir(out) else None
+        if folder.manifest_path.exists():
+            raise ResultsError(f"{out} holds the results of a single run, not a sweep; use another --out")
+        if old is not None and overwrite:
+            for v in old.variants:
+                ResultsDir(out / v.dir).clear()
+            old = None
+        elif old is not None and old.fingerprint != sweep.fingerprint():
+            raise ResultsError(f"{out} holds a different sweep ({_sweep_changes(old, sweep)}); use --overwrite to "
+                               f"replace it or --out to write elsewhere")
+        manifest = _sweep_manifest(sweep, old)
+        run = Invocation(started=now(), executor=executor, workers=workers or default_workers())
+        manifest = manifest.replace(runs=(*manifest.runs, run))
+        write_manifest(out, manifest)
+
+        def set_variant(name: str, **changes: object) -> None:
+            nonlocal manifest
+            manifest = manifest.replace(variants=tuple(dataclasses.replace(v, **changes) if v.name == name else v
+                                                       for v in manifest.variants), updated=now())
+            write_manifest(out, manifest)
+
+        start, status, runs = time.perf_counter(), "failed", []
+        try:
+            for variant in sweep.variants:
+                set_variant(variant.name, status="running")
+                report = run_experiment(sweep.experiment(variant), out / variant.name, workers=workers,
+                                        executor=executor, scheduler=scheduler, overwrite=overwrite,
+                                        progress=progress)
+                runs.append((variant.name, report))
+                set_variant(variant.name, status=report.status, games_done=report.games_done)
+            status = "complete"
+        except KeyboardInterrupt:
+            status = "interrupted"
+            raise
+        finally:
+            for entry in manifest.variants:
+                if entry.status == "running":  # stopped inside this variant: count what reached the disk
+                    on_disk = read_manifest(out / entry.dir)
+                    set_variant(entry.name, status=status, games_done=on_disk.games_done if on_disk else 0)
+            finished = now()
+            manifest = manifest.with_invocation(dataclasses.replace(run, finished=finished))
+            manifest = manifest.replace(status=status, finished=finished if status == "complete" else None)
+            write_manifest(out, manifest)
+    return SweepReport(out, status, tuple(runs), time.perf_counter() - start)

@@ -1,0 +1,72 @@
+"""Rows of the results tables, built in the workers from game records: plain column lists, then Arrow."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pyarrow as pa
+
+from ..game.history import GameResult, HandRecord
+from .experiment import Entrant
+from .store import SCHEMAS, SUIT_COLUMNS
+
+MAX_MESSAGE = 300  # characters of a bot's first error kept in the games table
+
+Columns = dict[str, list[Any]]
+
+
+def new_columns() -> dict[str, Columns]:
+    """Empty column lists per table: workers append plain Python values, then `to_tables`."""
+    return {table: {n: [] for n in schema.names} for table, schema in SCHEMAS.items()}
+
+
+def game_rows(cols: Columns, experiment: str, game_id: int, deal: int, rotation: int, table_id: int,
+              seats: Sequence[int], entrants: Sequence[Entrant], result: GameResult, starting_money: int) -> None:
+    """Append one row per seat of a finished game."""
+    money = result.final_money
+    for seat, e_id in enumerate(seats):
+        e = entrants[e_id]
+        errs = result.errors[seat]
+        held = result.treasures[seat]
+        suits = dict.fromkeys(SUIT_COLUMNS, 0)
+        for card in held:
+            suits[card[-1]] += 1
+        row = {
+            "experiment": experiment, "game_id": game_id, "deal_id": deal, "rotation": rotation,
+            "table_id": table_id, "seat": seat, "n_players": len(seats), "entrant_id": e_id, "entrant": e.label,
+            "strategy": e.strategy, "params": e.params_json, "final_money": money[seat],
+            "net": money[seat] - starting_money, "win_share": result.win_shares[seat],
+            "rank": 1 + sum(m > money[seat] for m in money), "hands_played": result.hands_played,
+            "end_reason": result.end_reason, "decisions": result.decisions[seat], "errors": len(errs),
+            "first_error": errs[0][:MAX_MESSAGE] if errs else None, "treasures": " ".join(held),
+            "decision_time": result.decision_time[seat],
+        }
+        for suit, name in SUIT_COLUMNS.items():
+            row[name] = suits[suit]
+        for name, value in row.items():
+            cols[name].append(value)
+
+
+def hand_rows(cols: Columns, experiment: str, game_id: int, hands: Sequence[HandRecord]) -> None:
+    """Append one row per hand of a game."""
+    for h in hands:
+        categories = {s.seat: s.category for s in h.shown}
+        main_winners = h.pots[0].winners if h.pots else ()
+        row = {
+            "experiment": experiment, "game_id": game_id, "hand_no": h.hand_no, "dealer": h.dealer,
+            "players_in_hand": sum(h.in_hand), "pot": h.pot, "players_at_showdown": len(h.shown),
+            "winners": list(h.winners),
+            "winning_category": categories.get(main_winners[0]) if main_winners else None,
+            "last_folder": h.last_folder, "new_treasure": h.new_treasure, "treasure_taken": h.treasure_taken,
+            "spades_moved": sum(map(len, h.spades_moved)), "hearts_drawn": sum(map(len, h.drawn)),
+            "steals": len(h.steals), "deck_size": h.deck_size_after, "void": h.void,
+            "deck_ran_out": h.deck_ran_out, "bot_errors": len(h.errors), "money_after": list(h.money_after),
+        }
+        for name, value in row.items():
+            cols[name].append(value)
+
+
+def to_tables(columns: dict[str, Columns]) -> dict[str, pa.Table]:
+    """Typed Arrow tables (cheap to pickle back to the parent, written as they are)."""
+    return {table: pa.Table.from_pydict(cols, schema=SCHEMAS[table]) for table, cols in columns.items()}
