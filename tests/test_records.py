@@ -139,10 +139,11 @@ def test_parts_without_manifest_are_refused(tmp_path):
     (tmp_path / "games").mkdir()
     (tmp_path / "games" / "part-000000000-000000001.parquet").write_bytes(b"")
     with pytest.raises(ResultsError, match=r"no manifest\.json"):
-        ResultsDir(tmp_path).prepare(parse_toml(SMALL), overwrite=False)
+        exp = parse_toml(SMALL)
+        ResultsDir(tmp_path).prepare(exp.fingerprint(), exp.to_dict(), exp.deals, overwrite=False)
 
 
 def test_a_second_run_into_the_same_folder_is_refused(tmp_path):
-    with ResultsDir(tmp_path).locked(), pytest.raises(ResultsError, match="another run is writing"), \
+    with ResultsDir(tmp_path).locked(), pytest.raises(ResultsError, match=r"another run \(pid \d+\) is writing"), \
             ResultsDir(tmp_path).locked():
         pass

@@ -98,7 +98,7 @@ def test_cards_depend_on_the_deal_and_bots_on_the_rotation():
 def test_same_deal_same_cards_in_every_rotation():
     exp = tiny(deals=1)
     result = run_task(plan_tasks(exp, [(0, 1)], 1)[0])
-    hands = result.hands.to_pandas()
+    hands = result.tables["hands"].to_pandas()
     first = hands[hands.hand_no == 1]
     assert len(first) == 3 and first["new_treasure"].nunique() == 1  # the same first New Treasure each time
 

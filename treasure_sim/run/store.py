@@ -412,8 +412,12 @@ class ResultsDir:
         if self.path.exists() and not self.path.is_dir():
             raise ResultsError(f"{self.path} is a file, not a results folder; give --out a folder")
         self.path.mkdir(parents=True, exist_ok=True)
-        lock = self.path / ".lock"
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+        key = self.path.resolve()
+        if key in _HELD:  # record locks are per process: a second lock here would succeed (and closing it unlock)
+            raise ResultsError(f"another run (pid {os.getpid()}) is writing to {self.path}; wait for it or use "
+                               f"another --out")
+        fd = os.open(self.path / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        _HELD.add(key)
         try:
             try:
                 import fcntl
@@ -437,6 +441,7 @@ class ResultsDir:
             yield
             os.ftruncate(fd, 0)
         finally:
+            _HELD.discard(key)
             os.close(fd)
 
     def prepare(self, fingerprint: str, config: dict[str, Any], deals: int, *, overwrite: bool,
@@ -534,6 +539,9 @@ class ResultsDir:
             atomic_write(self.table_dir(t) / name, data)
             files.append(PartFile(t, tables[t].num_rows, len(data), hashlib.sha256(data).hexdigest()))
         return Part(first_deal, end_deal, tuple(files))
+
+
+_HELD: set[Path] = set()  # folders this process holds the lock of
 
 
 def _alive(pid: int) -> bool:
