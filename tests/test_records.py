@@ -7,6 +7,7 @@ import os
 import re
 from pathlib import Path
 
+import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -147,3 +148,32 @@ def test_a_second_run_into_the_same_folder_is_refused(tmp_path):
     with ResultsDir(tmp_path).locked(), pytest.raises(ResultsError, match=r"another run \(pid \d+\) is writing"), \
             ResultsDir(tmp_path).locked():
         pass
+
+
+def test_finishing_order_refines_rank_by_elimination(small_run):
+    out, _ = small_run
+    g = read_games(out).to_pandas()
+    ante = 1
+    busted = g["eliminated_hand"].notna()
+    assert (g.loc[busted, "final_money"] < ante).all() and (g.loc[~busted, "final_money"] >= ante).all()
+    assert (g.loc[busted, "eliminated_hand"] <= g.loc[busted, "hands_played"]).all()
+    for _, game in g.groupby("game_id"):
+        for a in game.itertuples():
+            for b in game.itertuples():
+                if a.final_money > b.final_money:
+                    assert a.finish < b.finish and a.rank < b.rank
+                elif a.final_money == b.final_money:
+                    later = (pd.isna(a.eliminated_hand) and not pd.isna(b.eliminated_hand)) or (
+                        not pd.isna(a.eliminated_hand) and not pd.isna(b.eliminated_hand)
+                        and a.eliminated_hand > b.eliminated_hand)
+                    same = (pd.isna(a.eliminated_hand) and pd.isna(b.eliminated_hand)) or \
+                        a.eliminated_hand == b.eliminated_hand
+                    assert (a.finish < b.finish) if later else (a.finish == b.finish) if same else (a.finish > b.finish)
+
+
+def test_finishing_order_examples():
+    from treasure_sim.run.rows import finishing_order
+
+    # two busted at 0: the later elimination finishes ahead; survivors by money; exact ties share a place
+    assert finishing_order([0, 0, 150, 150, 0], [3, 9, None, None, 3]) == [4, 3, 1, 1, 4]
+    assert finishing_order([5, 0], [None, None]) == [1, 2]

@@ -21,10 +21,31 @@ def new_columns() -> dict[str, Columns]:
     return {table: {n: [] for n in schema.names} for table, schema in SCHEMAS.items()}
 
 
+def eliminations(result: GameResult, ante: int) -> list[int | None]:
+    """Per seat, the hand after which it could no longer pay the ante (its last hand; 0 if it never played),
+    or None for a seat still able to play when the game ended."""
+    last = [0] * result.n_players
+    for h in result.hands:
+        for s, dealt in enumerate(h.in_hand):
+            if dealt:
+                last[s] = h.hand_no
+    return [last[s] if m < ante else None for s, m in enumerate(result.final_money)]
+
+
+def finishing_order(money: Sequence[int], eliminated: Sequence[int | None]) -> list[int]:
+    """Finishing places, 1 = best: more final money first, then the later elimination (a survivor beats any
+    eliminated player); seats equal on both share the best place of their group (1, 1, 3, ...)."""
+    keys = [(m, float("inf") if e is None else e) for m, e in zip(money, eliminated, strict=True)]
+    return [1 + sum(other > key for other in keys) for key in keys]
+
+
 def game_rows(cols: Columns, experiment: str, game_id: int, deal: int, rotation: int, table_id: int,
-              seats: Sequence[int], entrants: Sequence[Entrant], result: GameResult, starting_money: int) -> None:
+              seats: Sequence[int], entrants: Sequence[Entrant], result: GameResult, starting_money: int,
+              ante: int) -> None:
     """Append one row per seat of a finished game."""
     money = result.final_money
+    eliminated = eliminations(result, ante)
+    finish = finishing_order(money, eliminated)
     for seat, e_id in enumerate(seats):
         e = entrants[e_id]
         errs = result.errors[seat]
@@ -37,7 +58,8 @@ def game_rows(cols: Columns, experiment: str, game_id: int, deal: int, rotation:
             "table_id": table_id, "seat": seat, "n_players": len(seats), "entrant_id": e_id, "entrant": e.label,
             "strategy": e.strategy, "params": e.params_json, "final_money": money[seat],
             "net": money[seat] - starting_money, "win_share": result.win_shares[seat],
-            "rank": 1 + sum(m > money[seat] for m in money), "hands_played": result.hands_played,
+            "rank": 1 + sum(m > money[seat] for m in money), "eliminated_hand": eliminated[seat],
+            "finish": finish[seat], "hands_played": result.hands_played,
             "end_reason": result.end_reason, "decisions": result.decisions[seat], "errors": len(errs),
             "first_error": errs[0][:MAX_MESSAGE] if errs else None, "treasures": " ".join(held),
             "decision_time": result.decision_time[seat],

@@ -48,6 +48,8 @@ GAMES_SCHEMA = pa.schema([
     ("net", pa.int32()),
     ("win_share", pa.float64()),
     ("rank", pa.int8()),
+    ("eliminated_hand", pa.int32()),
+    ("finish", pa.int8()),
     ("hands_played", pa.int32()),
     ("end_reason", _STR),
     ("decisions", pa.int32()),

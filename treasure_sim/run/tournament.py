@@ -130,7 +130,7 @@ def run_task(task: Task) -> TaskResult:
             result = Game(bots, task.rules, bot_seed, deal_seed=card_seed, quintets=False).play()
             game_id = deal * task.rotations + rotation
             game_rows(columns["games"], task.experiment, game_id, deal, rotation, table_id, seats, task.entrants,
-                      result, task.rules.starting_money)
+                      result, task.rules.starting_money, task.rules.ante)
             hand_rows(columns["hands"], task.experiment, game_id, result.hands)
             for seat, messages in enumerate(result.errors):
                 if messages:
