@@ -92,9 +92,9 @@ def test_bad_input_exits_2_with_a_message(config, capsys, argv, message):
 
 def test_default_experiment_runs_from_any_folder(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
-    assert main(["run", "--deals", "1", "--workers", "2"]) == 0
+    assert main(["run", "--deals", "2", "--workers", "2"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("default: 4 games (1 deal x 4 rotations, 4 seats")
+    assert out.startswith("default: 8 games (2 deals x 4 rotations, 4 seats")
     assert (tmp_path / "results" / "default" / "games").is_dir()
 
 

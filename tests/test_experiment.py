@@ -120,3 +120,40 @@ def test_example_configs_are_valid():
         else:
             checked.append(load_experiment(path).name)
     assert len(checked) >= 5 and "rules" in checked
+
+
+@pytest.mark.parametrize(("rules", "message"), [
+    ("ante = 100", r"\[rules\]: ante \(100\) must be smaller than starting_money \(100\)"),
+    ("ante = 150", r"ante \(150\) must be smaller"),
+    ('betting = "fixed-limit"\nsmall_bet = 3\nbig_bet = 2', r"small_bet \(3\) is larger than big_bet \(2\)"),
+    ("min_bet = 1000", r"min_bet \(1000\) is more than any stack holds after the ante \(100 - 1 = 99\)"),
+])
+def test_rules_that_cannot_be_played_are_refused_in_one_line(rules, message):
+    with pytest.raises(ConfigError, match=message) as err:
+        parse_toml(BASE + "[rules]\n" + rules + "\n")
+    assert "\n" not in str(err.value)
+
+
+def test_a_fixed_limit_min_bet_is_not_a_problem():
+    assert parse_toml(BASE + '[rules]\nbetting = "fixed-limit"\nmin_bet = 1000\n').rules.min_bet == 1000
+
+
+def test_entrants_who_would_never_sit_are_refused_with_the_minimum_deals():
+    eleven = BASE.replace("deals = 10", "deals = 2") + '[[entrants]]\nstrategy = "random"\n' * 10
+    with pytest.raises(ConfigError, match=r"deals = 2 leaves entrants without a seat: with 11 entrants at 4-seat "
+                                          r"tables every entrant sits only from 3 deals on"):
+        parse_toml(eleven)
+    assert parse_toml(eleven.replace("deals = 2", "deals = 3")).deals == 3
+    with pytest.raises(ConfigError, match="ask for at least 3"):
+        parse_toml(eleven.replace("deals = 2", "deals = 3")).replace(deals=1)  # --deals goes through the same check
+
+
+def test_a_bot_parameter_of_the_wrong_type_is_named():
+    bad = BASE.replace('strategy = "random"', 'strategy = "equity"\nparams = { rollouts = "lots" }')
+    with pytest.raises(ConfigError, match=r"rollouts must be an int, got 'lots'"):
+        parse_toml(bad)
+    with pytest.raises(ConfigError, match=r"rollouts must be an int, got true|rollouts must be an int, got True"):
+        parse_toml(bad.replace('"lots"', "true"))
+    assert parse_toml(bad.replace('"lots"', "30")).entrants[0].params == {"rollouts": 30}
+    ok = BASE.replace('strategy = "random"', 'strategy = "random"\nparams = { draw_chance = 1 }')
+    assert parse_toml(ok).entrants[0].params == {"draw_chance": 1}  # an int is a fine number

@@ -11,9 +11,10 @@ from treasure_sim.game.engine import Game
 from treasure_sim.game.rules import RuleSet
 from treasure_sim.run.execute import run_sweep
 from treasure_sim.run.experiment import ConfigError, load_strategy
+from treasure_sim.run.schedule import round_robin, seating
 from treasure_sim.run.store import ResultsError, is_sweep_dir, read_manifest
 from treasure_sim.run.sweep import default_sweep, parse_sweep_toml
-from treasure_sim.run.tournament import game_seeds, round_robin, seating
+from treasure_sim.run.tournament import game_seeds
 from treasure_sim.study import analysis
 
 BASE = """

@@ -12,8 +12,9 @@ import pytest
 from treasure_sim.run.backends import deals_per_task
 from treasure_sim.run.execute import run_experiment
 from treasure_sim.run.experiment import parse_toml
+from treasure_sim.run.schedule import round_robin, seating
 from treasure_sim.run.store import GAME_KEY, HAND_KEY, WALL_CLOCK_COLUMNS, read_games, read_hands
-from treasure_sim.run.tournament import game_seeds, plan_tasks, round_robin, run_task, seating
+from treasure_sim.run.tournament import game_seeds, plan_tasks, run_task
 
 TINY = """
 name = "tiny"
@@ -96,7 +97,7 @@ def test_cards_depend_on_the_deal_and_bots_on_the_rotation():
 
 
 def test_same_deal_same_cards_in_every_rotation():
-    exp = tiny(deals=1)
+    exp = tiny(deals=2)
     result = run_task(plan_tasks(exp, [(0, 1)], 1)[0])
     hands = result.tables["hands"].to_pandas()
     first = hands[hands.hand_no == 1]

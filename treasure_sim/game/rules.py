@@ -82,6 +82,25 @@ class RuleSet:
             raise ValueError(f"unknown RuleSet field(s) {', '.join(unknown)}; known: {', '.join(cls.fields())}")
         return cls(**data)
 
+    def playability_problems(self) -> list[str]:
+        """Why a game under these rules could not be played as meant (empty when it can), field by field.
+
+        Each field is valid on its own (checked on construction); these are combinations that a config
+        should refuse, though a scenario may still build them on purpose.
+        """
+        problems = []
+        behind = self.starting_money - self.ante
+        if self.ante >= self.starting_money:
+            problems.append(f"ante ({self.ante}) must be smaller than starting_money ({self.starting_money}): "
+                            f"nobody could bet after paying it")
+        if self.betting == "fixed-limit" and self.small_bet > self.big_bet:
+            problems.append(f"small_bet ({self.small_bet}) is larger than big_bet ({self.big_bet}) under fixed-limit "
+                            f"betting; the later rounds' bet must be at least the early rounds'")
+        if self.betting != "fixed-limit" and behind > 0 and self.min_bet > behind:
+            problems.append(f"min_bet ({self.min_bet}) is more than any stack holds after the ante "
+                            f"({self.starting_money} - {self.ante} = {behind}): no one could make a full bet")
+        return problems
+
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 

@@ -15,6 +15,7 @@ from typing import Any
 from ..game.rules import RuleSet
 from ..game.strategy import Strategy
 from . import loader
+from .schedule import deals_to_seat_everyone
 
 DEFAULT_CONFIG = "default.toml"  # in treasure_sim/run/data, packaged with the wheel
 TOP_KEYS = ("name", "seed", "deals", "table_size", "rotate", "entrants", "rules")
@@ -148,7 +149,14 @@ def parse_experiment(data: dict[str, Any], source: str = "<memory>", *, check_st
         rules = RuleSet.from_dict(data.get("rules", {}))
     except (ValueError, TypeError) as err:
         raise ConfigError(f"{where}[rules]: {err}") from None
+    for problem in rules.playability_problems():
+        raise ConfigError(f"{where}[rules]: {problem}")
     entrants = _entrants(data.get("entrants"), where)
+    needed = deals_to_seat_everyone(len(entrants), table_size)
+    if deals < needed:
+        raise ConfigError(f"{where}deals = {deals} leaves entrants without a seat: with {len(entrants)} entrants at "
+                          f"{table_size}-seat tables every entrant sits only from {needed} deals on (the round-robin "
+                          f"cycle); ask for at least {needed}")
     if check_strategies:
         _check_loadable(entrants, where)
     return Experiment(name, seed, deals, table_size, rotate, entrants, rules, source)

@@ -18,6 +18,8 @@ import importlib.util
 import inspect
 import pkgutil
 import sys
+import types
+import typing
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -182,16 +184,54 @@ def parameters(cls: type[Strategy]) -> dict[str, Any]:
 
 def _check_params(cls: type[Strategy], params: dict[str, Any], spec: Any) -> None:
     sig = inspect.signature(cls.__init__)
-    if any(p.kind == p.VAR_KEYWORD for p in sig.parameters.values()):
-        return
-    accepted = parameters(cls)
-    unknown = sorted(set(params) - set(accepted))
-    if unknown:
-        listing = ", ".join(f"{n}={d!r}" if d is not inspect.Parameter.empty else n for n, d in accepted.items())
-        raise ValueError(
-            f"strategy {spec!r} ({cls.__name__}) got unknown parameter(s) {', '.join(unknown)}; "
-            f"accepted: {listing or 'none'}"
-        )
+    if not any(p.kind == p.VAR_KEYWORD for p in sig.parameters.values()):
+        accepted = parameters(cls)
+        unknown = sorted(set(params) - set(accepted))
+        if unknown:
+            listing = ", ".join(f"{n}={d!r}" if d is not inspect.Parameter.empty else n for n, d in accepted.items())
+            raise ValueError(
+                f"strategy {spec!r} ({cls.__name__}) got unknown parameter(s) {', '.join(unknown)}; "
+                f"accepted: {listing or 'none'}"
+            )
+    expected = _parameter_types(cls)
+    for name, value in params.items():
+        kinds = expected.get(name)
+        if kinds and not _is_a(value, kinds):
+            wanted = " or ".join(_TYPE_WORDS.get(k, k.__name__) for k in kinds)
+            raise ValueError(f"strategy {spec!r} ({cls.__name__}): {name} must be {wanted}, got {value!r}")
+
+
+_TYPE_WORDS = {int: "an int", float: "a number", bool: "true or false", str: "a string", type(None): "none"}
+
+
+def _parameter_types(cls: type[Strategy]) -> dict[str, tuple[type, ...]]:
+    """The simple types (int, float, bool, str, None) each constructor parameter accepts, from its annotation
+    or, without one, from its default; parameters of other types are not checked here."""
+    try:
+        hints = typing.get_type_hints(cls.__init__)
+    except Exception:  # an annotation that does not resolve: fall back to the defaults
+        hints = {}
+    found: dict[str, tuple[type, ...]] = {}
+    for name, default in parameters(cls).items():
+        hint = hints.get(name)
+        if hint is not None:
+            options = typing.get_args(hint) if typing.get_origin(hint) in (typing.Union, types.UnionType) else (hint,)
+        elif default is not inspect.Parameter.empty and default is not None:
+            options = (type(default),)
+        else:
+            continue
+        if options and all(o in _TYPE_WORDS for o in options):
+            found[name] = tuple(options)
+    return found
+
+
+def _is_a(value: Any, kinds: tuple[type, ...]) -> bool:
+    """TOML values against simple types: an int is not a bool, a number may be an int."""
+    if isinstance(value, bool):
+        return bool in kinds
+    if isinstance(value, int):
+        return int in kinds or float in kinds
+    return any(isinstance(value, k) for k in kinds if k is not bool)
 
 
 def load_strategy(spec: str | type[Strategy], **params: Any) -> Strategy:
