@@ -16,6 +16,7 @@ def write_results(path, games, hands, *, name: str = "exp", rules: dict | None =
         folder.table_dir(table).mkdir(parents=True, exist_ok=True)
     part = folder.write_part(0, deals, {"games": pa.Table.from_pandas(games, preserve_index=False),
                                         "hands": pa.Table.from_pandas(hands, preserve_index=False)})
+    folder.record_part(part)
     n_games = int(games["game_id"].nunique())
     manifest = Manifest(kind="run", name=name, fingerprint="test", config={"seed": seed, "rules": rules or {}},
                         deals=deals, games=n_games, package_version="test", python="test", source="<test>",

@@ -109,6 +109,7 @@ def _run(exp: Experiment, results: ResultsDir, manifest: Manifest, pending: list
                 contextlib.closing(backend.run(tasks)) as stream:
             for result in stream:
                 part = results.write_part(result.first_deal, result.end_deal, result.tables)
+                results.record_part(part)
                 errors += result.bot_errors
                 manifest = manifest.with_part(part, result.n_games)
                 run = dataclasses.replace(run, games_run=manifest.games_done - start_done)

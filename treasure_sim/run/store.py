@@ -1,12 +1,13 @@
 """The results store: the Parquet schemas (one place), part files with checksums, the typed manifest, readers.
 
 A results folder holds one Parquet dataset per table (``games/``, ``hands/``), each cut into parts that
-cover whole deals, plus ``manifest.json`` (a sweep folder holds ``sweep.json`` and one results folder per
-variant). Every part is written under a hidden temporary name and renamed into place; its SHA-256 and row
-count are then recorded in the manifest, which is itself replaced atomically. So the manifest is the
-truth: readers verify every part they read against it, a missing, truncated or changed part is named in a
-`DamagedResults` error, and a part on disk that the manifest does not know (a crash between the two writes)
-is ignored by readers and replayed by the next run.
+cover whole deals, plus ``manifest.json`` and ``parts.jsonl`` (a sweep folder holds ``sweep.json`` and one
+results folder per variant). Every part file is written under a hidden temporary name and renamed into
+place; then one line with its size, row count and SHA-256 is appended to ``parts.jsonl`` (an append-only
+journal, so a long run does not rewrite a growing file), and ``manifest.json`` is replaced atomically. So
+the journal is the truth: readers verify every part they read against it, a missing, truncated or changed
+part is named in a `DamagedResults` error, and a part file the journal does not know (a crash between the
+writes, or a torn last line) is ignored by readers and replayed by the next run.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 FORMAT_VERSION = 2  # 1: no checksums (still readable, not verifiable)
-RUN_MANIFEST, SWEEP_MANIFEST = "manifest.json", "sweep.json"
+RUN_MANIFEST, SWEEP_MANIFEST, PARTS_JOURNAL = "manifest.json", "sweep.json", "parts.jsonl"
 _STR = pa.dictionary(pa.int32(), pa.string())  # low-cardinality strings: categorical in pandas
 
 # docs/results-schema.md documents every column; a test keeps the two in step.
@@ -204,9 +205,12 @@ class Manifest:
         return self.config.get("seed")
 
     def with_part(self, part: Part, games: int) -> Manifest:
-        """The manifest after ``part`` (``games`` games) was written."""
-        parts = tuple(sorted((*(self.parts or ()), part), key=lambda p: p.first_deal))
-        return self.replace(parts=parts, games_done=self.games_done + games, updated=now())
+        """The manifest after ``part`` (``games`` games) was written and journalled."""
+        return self.replace(parts=(*(self.parts or ()), part), games_done=self.games_done + games, updated=now())
+
+    @property
+    def rotations(self) -> int:
+        return self.games // self.deals if self.deals else 1
 
     def with_invocation(self, run: Invocation) -> Manifest:
         """The last invocation replaced by ``run`` (each invocation appends one entry, then updates it)."""
@@ -214,13 +218,13 @@ class Manifest:
 
     def to_json(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
+        del data["parts"]  # in the journal
         data[self.kind if self.kind == "sweep" else "experiment"] = self.name  # the names older readers used
         if self.kind == "run":
             data.update(rules=self.rules, seed=self.seed)
             del data["baseline"], data["variants"]
         else:
             data["base"] = data.pop("config")
-            del data["parts"]
         return data
 
     @classmethod
@@ -231,7 +235,6 @@ class Manifest:
                 raise TypeError("not a JSON object")
             kind = data.get("kind", "run")
             config = data.get("base") if kind == "sweep" else data.get("config", {})
-            parts = data.get("parts", None if data.get("format", 1) < 2 else ())
             return cls(
                 kind=_check(kind, str, "kind"), name=_check(data.get("sweep" if kind == "sweep" else "experiment",
                                                                      data.get("name", "")), str, "name"),
@@ -244,8 +247,7 @@ class Manifest:
                 status=_check(data.get("status", "running"), str, "status"),
                 games_done=_check(data.get("games_done", 0), int, "games_done"),
                 runs=tuple(Invocation(**r) for r in data.get("runs", [])),
-                parts=None if parts is None else tuple(
-                    Part(p["first_deal"], p["end_deal"], tuple(PartFile(**f) for f in p["files"])) for p in parts),
+                parts=None if data.get("format", 1) < 2 else (),
                 baseline=str(data.get("baseline", "")),
                 variants=tuple(VariantEntry(**v) for v in data.get("variants", [])),
                 format=_check(data.get("format", 1), int, "format"))
@@ -277,8 +279,34 @@ def read_manifest(folder: str | Path) -> Manifest | None:
             raise ResultsError(f"{path} is not valid JSON ({err}); use --overwrite to start over") from None
         if name == SWEEP_MANIFEST:
             data.setdefault("kind", "sweep")
-        return Manifest.from_json(data, path)
+        manifest = Manifest.from_json(data, path)
+        if manifest.kind == "run" and manifest.parts is not None:
+            parts = read_journal(folder)
+            manifest = manifest.replace(parts=parts, games_done=sum(p.end_deal - p.first_deal for p in parts)
+                                        * manifest.rotations)
+        return manifest
     return None
+
+
+def read_journal(folder: Path) -> tuple[Part, ...]:
+    """The parts recorded in ``parts.jsonl``, in deal order; a torn or garbled line records nothing."""
+    try:
+        lines = (folder / PARTS_JOURNAL).read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        return ()
+    parts = {}
+    for line in lines:
+        try:
+            p = json.loads(line)
+            part = Part(p["first_deal"], p["end_deal"], tuple(PartFile(**f) for f in p["files"]))
+        except (ValueError, TypeError, KeyError):
+            continue  # a line cut short by a crash: its part is unrecorded, and replayed
+        parts[part.first_deal] = part
+    return tuple(sorted(parts.values(), key=lambda p: p.first_deal))
+
+
+def _journal_line(part: Part) -> str:
+    return json.dumps(dataclasses.asdict(part), separators=(",", ":")) + "\n"
 
 
 def write_manifest(folder: str | Path, manifest: Manifest) -> None:
@@ -361,7 +389,7 @@ class Verification:
 
     @property
     def damaged_games(self) -> int:
-        rotations = self.manifest.games // self.manifest.deals if self.manifest.deals else 1
+        rotations = self.manifest.rotations
         return sum(p.end_deal - p.first_deal for p in {p for p, _ in self.damaged}) * rotations
 
     def describe(self) -> str:
@@ -499,12 +527,23 @@ class ResultsDir:
             for t in TABLES:
                 (self.table_dir(t) / part.name).unlink(missing_ok=True)
         if bad:
-            rotations = manifest.games // manifest.deals if manifest.deals else 1
+            rotations = manifest.rotations
             lost = sum(p.end_deal - p.first_deal for p in bad) * rotations
             manifest = manifest.replace(parts=tuple(p for p in manifest.parts or () if p not in bad),
                                         games_done=manifest.games_done - lost)
+            self._rewrite_journal(manifest.parts or ())
             write_manifest(self.path, manifest)
         return manifest
+
+    def record_part(self, part: Part) -> None:
+        """Append ``part`` to the journal, on disk before this returns."""
+        with open(self.path / PARTS_JOURNAL, "a", encoding="utf-8") as fh:
+            fh.write(_journal_line(part))
+            fh.flush()
+            os.fsync(fh.fileno())
+
+    def _rewrite_journal(self, parts: Sequence[Part]) -> None:
+        atomic_write(self.path / PARTS_JOURNAL, "".join(_journal_line(p) for p in parts).encode())
 
     def _adopt(self, manifest: Manifest) -> Manifest:
         """Record checksums of a format-1 folder's complete parts (hands without games are dropped)."""
@@ -522,6 +561,7 @@ class ResultsDir:
                                           _sha256(path)))
             parts.append(Part(int(m[1]), int(m[2]), tuple(files)))
         manifest = manifest.replace(parts=tuple(parts), format=FORMAT_VERSION)
+        self._rewrite_journal(parts)
         write_manifest(self.path, manifest)
         return manifest
 
@@ -529,7 +569,7 @@ class ResultsDir:
         """Remove this tool's files (only them: DIR may hold other things)."""
         for t in TABLES:
             shutil.rmtree(self.table_dir(t), ignore_errors=True)
-        for f in (self.manifest_path, self.log_path):
+        for f in (self.manifest_path, self.log_path, self.path / PARTS_JOURNAL):
             f.unlink(missing_ok=True)
 
     def write_part(self, first_deal: int, end_deal: int, tables: dict[str, pa.Table]) -> Part:
