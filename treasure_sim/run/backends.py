@@ -8,13 +8,16 @@ memory, killed) costs the tasks it had in flight, which are run again.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import logging
 import multiprocessing
 import os
 import signal
 import sys
+import threading
+import time
 from collections import Counter, deque
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -62,6 +65,38 @@ def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def exit_with_parent(parent: int) -> None:
+    """Make this worker die when the process that started it dies, even by SIGKILL.
+
+    On Linux the kernel sends the worker SIGKILL when its parent thread exits (``prctl``); elsewhere a
+    daemon thread checks once a second whether the parent is still there. Either way a killed run leaves
+    no orphans playing games.
+    """
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl")
+    except (OSError, AttributeError):
+        def watch() -> None:
+            while os.getppid() == parent:
+                time.sleep(1.0)
+            os._exit(1)
+
+        threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+    if os.getppid() != parent:  # the parent died before the request above
+        os._exit(1)
+
+
+def _init_worker(parent: int) -> None:
+    _ignore_sigint()
+    exit_with_parent(parent)
+
+
 class ProcessBackend:
     """A local ``ProcessPoolExecutor``; a broken pool (a worker died) is rebuilt and its lost tasks rerun."""
 
@@ -77,23 +112,30 @@ class ProcessBackend:
         pass
 
     def _pool(self) -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(self.workers, mp_context=_fork_context(), initializer=_ignore_sigint)
+        return ProcessPoolExecutor(self.workers, mp_context=_fork_context(), initializer=_init_worker,
+                                   initargs=(os.getpid(),))
 
-    def run(self, tasks: list[Task]) -> Iterator[TaskResult]:
-        pending = deque(tasks)
+    def run(self, tasks: Iterable[Task]) -> Iterator[TaskResult]:
+        """Run ``tasks`` (drawn lazily: a run of 10**12 deals plans as it goes) and yield their results."""
+        source = iter(tasks)
+        pending: deque[Task] = deque()  # tasks drawn from the source but not yet submitted (or to rerun)
         attempts: Counter[int] = Counter()
         in_flight: dict[Future, Task] = {}
         pool = self._pool()
         finished = False
         try:
-            while pending or in_flight:
-                while pending and len(in_flight) < 2 * self.workers:
-                    task = pending.popleft()
+            while True:
+                while len(in_flight) < 2 * self.workers:
+                    task = pending.popleft() if pending else next(source, None)
+                    if task is None:
+                        break
                     try:
                         in_flight[pool.submit(run_task, task)] = task
                     except BrokenProcessPool:  # a worker died before this submit; the futures below say whose
                         pending.appendleft(task)
                         break
+                if not in_flight and not pending:
+                    break
                 if not in_flight:  # broken with nothing in flight: nothing was lost, start a fresh pool
                     pool.shutdown(wait=True, cancel_futures=True)
                     pool = self._pool()
@@ -187,19 +229,20 @@ class DaskBackend:
         if self._cluster is not None:
             self._cluster.close()
 
-    def run(self, tasks: list[Task]) -> Iterator[TaskResult]:
+    def run(self, tasks: Iterable[Task]) -> Iterator[TaskResult]:
         from distributed import as_completed
 
         client = self._client
-        pending = deque(tasks)
+        source = iter(tasks)
         stream = as_completed()
-        for _ in range(min(len(pending), 2 * self.workers)):
-            stream.add(client.submit(_run_task_on_dask, pending.popleft(), pure=False))
+        for task in itertools.islice(source, 2 * self.workers):
+            stream.add(client.submit(_run_task_on_dask, task, pure=False))
         for fut in stream:
             result = fut.result()
             fut.release()
-            if pending:
-                stream.add(client.submit(_run_task_on_dask, pending.popleft(), pure=False))
+            task = next(source, None)
+            if task is not None:
+                stream.add(client.submit(_run_task_on_dask, task, pure=False))
             yield result
 
 

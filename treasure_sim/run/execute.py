@@ -7,9 +7,11 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import logging
+import signal
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,6 +34,24 @@ from .sweep import Sweep
 from .tournament import TaskResult, plan_tasks
 
 log = logging.getLogger("treasure_sim")
+
+
+@contextlib.contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """While a run goes on, SIGTERM (``kill``, a batch scheduler) stops it as Ctrl-C does: the parts written
+    stay, the workers are stopped, the manifest says "interrupted", and a rerun continues."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _version() -> str:
@@ -68,9 +88,12 @@ def run_experiment(exp: Experiment, out: str | Path, *, workers: int | None = No
     (a test hook: raising KeyboardInterrupt there is a Ctrl-C at that moment).
     """
     workers = workers or default_workers()
+    if executor == "process" and workers > 2 * default_workers():
+        log.warning("%d workers on %d cores: each game takes longer and memory grows; one per core is fastest",
+                    workers, default_workers())
     backend = make_backend(executor, workers, scheduler)
     results = ResultsDir(out)
-    with results.locked():
+    with sigterm_as_interrupt(), results.locked():
         old, pending = results.prepare(exp.fingerprint(), exp.to_dict(), exp.deals, overwrite=overwrite,
                                        on_damage=lambda what: log.warning("%s: %s", results.path, what))
         if old and old.package_version != _version():
@@ -94,13 +117,15 @@ def _run(exp: Experiment, results: ResultsDir, manifest: Manifest, pending: list
          backend: ProcessBackend | DaskBackend, progress: bool | None,
          on_part: Callable[[TaskResult], None] | None) -> RunReport:
     pending_deals = sum(b - a for a, b in pending)
-    tasks = plan_tasks(exp, pending, deals_per_task(pending_deals, exp.rotations, backend.workers))
+    size = deals_per_task(pending_deals, exp.rotations, backend.workers)
+    tasks = plan_tasks(exp, pending, size)
+    n_tasks = sum(-(-(b - a) // size) for a, b in pending)
     start_done = manifest.games_done
     run = Invocation(started=now(), executor=backend.name, workers=backend.workers)
     manifest = manifest.replace(runs=(*manifest.runs, run))
     write_manifest(results.path, manifest)
     log.info("%s: %d of %d games to play in %d task(s) on %d %s worker(s) -> %s", exp.name,
-             exp.games - start_done, exp.games, len(tasks), backend.workers, backend.name, results.path)
+             exp.games - start_done, exp.games, n_tasks, backend.workers, backend.name, results.path)
     start = time.perf_counter()
     status, errors = "failed", 0
     try:
@@ -188,7 +213,7 @@ def run_sweep(sweep: Sweep, out: str | Path, *, workers: int | None = None, exec
     """
     out = Path(out)
     folder = ResultsDir(out)  # for its lock: one sweep at a time writes sweep.json
-    with folder.locked():
+    with sigterm_as_interrupt(), folder.locked():
         old = read_manifest(out) if is_sweep_dir(out) else None
         if folder.manifest_path.exists():
             raise ResultsError(f"{out} holds the results of a single run, not a sweep; use another --out")

@@ -516,6 +516,9 @@ class ResultsDir:
                         (folder / f).unlink(missing_ok=True)
         if manifest.parts is None:  # format 1: a part is whole once its games file is in place
             manifest = self._adopt(manifest)
+        journal, canonical = self.path / PARTS_JOURNAL, "".join(map(_journal_line, manifest.parts or ()))
+        if journal.exists() and journal.read_text(encoding="utf-8") != canonical:
+            self._rewrite_journal(manifest.parts or ())  # drop a torn last line before appending to it
         check = verify(self.path)
         for name in check.unrecorded:
             tell(f"{name} was written but never recorded (a crash mid-write): replaying its deals")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -60,15 +61,14 @@ class TaskResult:
     bot_errors: int
 
 
-def plan_tasks(exp: Experiment, pending: list[tuple[int, int]], size: int) -> list[Task]:
-    """Cut the pending deal ranges [start, end) into tasks of at most ``size`` deals."""
+def plan_tasks(exp: Experiment, pending: list[tuple[int, int]], size: int) -> Iterator[Task]:
+    """Cut the pending deal ranges [start, end) into tasks of at most ``size`` deals, as they are needed
+    (a run of 10**12 deals starts at once and plans in constant memory)."""
     tables = round_robin(len(exp.entrants), exp.table_size)
-    tasks = []
     for start, end in pending:
         for first in range(start, end, size):
-            tasks.append(Task(exp.name, exp.seed, exp.rules, exp.entrants, tables, exp.rotations,
-                              first, min(end, first + size)))
-    return tasks
+            yield Task(exp.name, exp.seed, exp.rules, exp.entrants, tables, exp.rotations, first,
+                       min(end, first + size))
 
 
 def run_task(task: Task) -> TaskResult:

@@ -1,0 +1,258 @@
+"""Results cannot rot unnoticed: checksummed parts, verified reads, repair by replay, killed runs, stale locks."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from treasure_sim.run.execute import run_experiment
+from treasure_sim.run.experiment import parse_toml
+from treasure_sim.run.store import (
+    PARTS_JOURNAL,
+    WALL_CLOCK_COLUMNS,
+    DamagedResults,
+    ResultsDir,
+    ResultsError,
+    iter_parts,
+    read_games,
+    read_hands,
+    read_manifest,
+    verify,
+)
+
+CONFIG = """
+name = "store"
+seed = 11
+deals = 12
+table_size = 3
+[[entrants]]
+strategy = "random"
+[[entrants]]
+strategy = "random"
+params = { draw_chance = 0.2 }
+[[entrants]]
+strategy = "calling_station"
+[rules]
+max_hands = 25
+"""
+
+
+def frames(out: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Both tables in a canonical order, without the wall-clock columns."""
+    games = read_games(out).to_pandas().drop(columns=list(WALL_CLOCK_COLUMNS))
+    hands = read_hands(out).to_pandas()
+    return (games.sort_values(["game_id", "seat"]).reset_index(drop=True),
+            hands.sort_values(["game_id", "hand_no"]).reset_index(drop=True))
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    out = tmp_path_factory.mktemp("ref") / "out"
+    run_experiment(parse_toml(CONFIG), out, workers=1, progress=False)
+    return out, frames(out)
+
+
+@pytest.fixture
+def fresh(tmp_path, reference):
+    """A complete copy of the reference run, to damage."""
+    out = tmp_path / "out"
+    run_experiment(parse_toml(CONFIG), out, workers=1, progress=False)
+    return out
+
+
+def a_part(out: Path, table: str, index: int = 1) -> Path:
+    return out / table / read_manifest(out).parts[index].name
+
+
+def test_every_part_is_recorded_with_its_checksum(fresh):
+    m = read_manifest(fresh)
+    assert m.format == 2 and m.games_done == m.games == 36
+    lines = (fresh / PARTS_JOURNAL).read_text().splitlines()
+    assert len(lines) == len(m.parts) > 1
+    for part in m.parts:
+        for f in part.files:
+            assert (fresh / f.table / part.name).stat().st_size == f.size and len(f.sha256) == 64
+    assert verify(fresh).ok and "ok," in verify(fresh).describe()
+
+
+@pytest.mark.parametrize("damage", ["flip", "truncate", "delete"])
+@pytest.mark.parametrize("table", ["games", "hands"])
+def test_damage_is_named_by_every_reader_and_repaired_by_replay(fresh, reference, damage, table):
+    path = a_part(fresh, table)
+    data = path.read_bytes()
+    if damage == "flip":
+        i = len(data) // 2
+        path.write_bytes(data[:i] + bytes([data[i] ^ 0x01]) + data[i + 1:])
+    elif damage == "truncate":
+        path.write_bytes(data[: len(data) // 3])
+    else:
+        path.unlink()
+    words = {"flip": "has changed", "truncate": "is truncated", "delete": "is missing"}[damage]
+    with pytest.raises(DamagedResults, match=f"{table}/{path.name} {words}") as err:
+        read_games(fresh) if table == "games" else read_hands(fresh)
+    assert "replay exactly the affected deals" in str(err.value) and "treasure-sim verify" in str(err.value)
+    check = verify(fresh)
+    assert not check.ok and check.damaged_games > 0 and "DAMAGED" in check.describe()
+    # the study side: analysis refuses too, unless told to leave the part out (and then it has fewer games)
+    from treasure_sim.study import analysis
+
+    with pytest.raises(DamagedResults):
+        analysis.load(fresh)
+    partial = analysis.load(fresh, allow_damaged=True)
+    assert partial.games["game_id"].nunique() < 36 or partial.hands["game_id"].nunique() < 36
+    # rerunning replays exactly the damaged deals and gives back the very same tables
+    part = read_manifest(fresh).parts[1]
+    report = run_experiment(parse_toml(CONFIG), fresh, workers=1, progress=False)
+    assert report.games_run == (part.end_deal - part.first_deal) * 3
+    assert verify(fresh).ok
+    games, hands = frames(fresh)
+    pd.testing.assert_frame_equal(games, reference[1][0])
+    pd.testing.assert_frame_equal(hands, reference[1][1])
+
+
+def test_a_part_the_journal_never_recorded_is_ignored_then_replayed(fresh, reference):
+    journal = fresh / PARTS_JOURNAL
+    lines = journal.read_text().splitlines(keepends=True)
+    journal.write_text("".join(lines[:-1]) + lines[-1][: len(lines[-1]) // 2])  # a torn last line
+    check = verify(fresh)
+    assert check.ok and len(check.unrecorded) == 2  # its games and hands files
+    assert read_games(fresh).num_rows < 36 * 3  # readers see only what is recorded
+    report = run_experiment(parse_toml(CONFIG), fresh, workers=1, progress=False)
+    assert report.games_run > 0 and verify(fresh).ok and not verify(fresh).unrecorded
+    pd.testing.assert_frame_equal(frames(fresh)[0], reference[1][0])
+
+
+def test_a_folder_written_before_checksums_is_read_and_adopted(fresh, reference):
+    manifest = json.loads((fresh / "manifest.json").read_text())
+    manifest["format"] = 1
+    (fresh / "manifest.json").write_text(json.dumps(manifest))
+    (fresh / PARTS_JOURNAL).unlink()
+    check = verify(fresh)
+    assert check.unverifiable and "not verified" in check.describe()
+    assert sum(t.num_rows for t in iter_parts(fresh, "games")) == 36 * 3
+    report = run_experiment(parse_toml(CONFIG), fresh, workers=1, progress=False)
+    assert report.games_run == 0 and read_manifest(fresh).format == 2 and verify(fresh).ok
+
+
+def test_a_manifest_that_is_not_ours_is_a_clean_error(tmp_path):
+    (tmp_path / "manifest.json").write_text('{"kind": "run", "deals": "many"}')
+    with pytest.raises(ResultsError, match=r"manifest.json is not a treasure-sim manifest \(deals should be int"):
+        read_manifest(tmp_path)
+    (tmp_path / "manifest.json").write_text("{half")
+    with pytest.raises(ResultsError, match="not valid JSON"):
+        verify(tmp_path)
+
+
+RUNNER = textwrap.dedent("""
+    import sys
+    from treasure_sim.run.execute import run_experiment
+    from treasure_sim.run.experiment import parse_toml
+    run_experiment(parse_toml(sys.stdin.read()), sys.argv[1], workers=2, progress=False)
+""")
+
+
+def _start(out: Path, config: str) -> subprocess.Popen:
+    proc = subprocess.Popen([sys.executable, "-c", RUNNER, str(out)], stdin=subprocess.PIPE,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    assert proc.stdin is not None
+    proc.stdin.write(config.encode())
+    proc.stdin.close()
+    return proc
+
+
+def _children(pid: int) -> set[int]:
+    try:
+        return {int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()}
+    except FileNotFoundError:
+        return set()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+        state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
+        return state != "Z"
+    except (ProcessLookupError, FileNotFoundError):
+        return False
+
+
+LONG = CONFIG.replace("deals = 12", "deals = 150").replace("max_hands = 25", "max_hands = 60")
+
+
+def _wait_for_parts(out: Path, proc: subprocess.Popen, parts: int) -> None:
+    """Until the run has recorded ``parts`` parts (or ended)."""
+    journal = out / PARTS_JOURNAL
+    while proc.poll() is None:
+        if journal.exists() and journal.read_text().count("\n") >= parts:
+            return
+        time.sleep(0.01)
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
+def test_a_run_killed_at_random_points_loses_and_duplicates_nothing(tmp_path):
+    out, ref = tmp_path / "killed", tmp_path / "whole"
+    run_experiment(parse_toml(LONG), ref, workers=2, progress=False)
+    rng = random.Random(5)
+    orphans = set()
+    for attempt in range(3):
+        proc = _start(out, LONG)
+        _wait_for_parts(out, proc, 10 * attempt + rng.randint(1, 8))
+        time.sleep(rng.uniform(0, 0.05))  # anywhere: mid-task, mid-write, between the part and its journal line
+        orphans |= _children(proc.pid)
+        proc.send_signal(signal.SIGKILL)
+        assert proc.wait() == -signal.SIGKILL  # killed before it finished
+    assert len(orphans) >= 2
+    deadline = time.time() + 10
+    while any(_alive(p) for p in orphans) and time.time() < deadline:
+        time.sleep(0.2)
+    assert not any(_alive(p) for p in orphans), "workers outlived their killed parent"
+    run_experiment(parse_toml(LONG), out, workers=2, progress=False)  # no stale lock stops it
+    games, hands = frames(out)
+    want_games, want_hands = frames(ref)
+    pd.testing.assert_frame_equal(games, want_games)
+    pd.testing.assert_frame_equal(hands, want_hands)
+    assert verify(out).ok and read_manifest(out).status == "complete"
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
+def test_sigterm_stops_a_run_like_ctrl_c(tmp_path):
+    out = tmp_path / "term"
+    proc = _start(out, LONG)
+    _wait_for_parts(out, proc, 3)
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=30) != -signal.SIGTERM  # handled, not killed by the signal
+    manifest = read_manifest(out)
+    assert manifest.status == "interrupted" and verify(out).ok
+    report = run_experiment(parse_toml(LONG), out, workers=2, progress=False)
+    assert report.status == "complete" and report.games_done == 450
+
+
+def test_a_lock_held_by_a_live_process_refuses_and_a_dead_owner_is_taken_over(tmp_path, caplog):
+    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+        import time
+        from treasure_sim.run.store import ResultsDir
+        with ResultsDir({str(tmp_path)!r}).locked():
+            print("locked", flush=True)
+            time.sleep(30)
+    """)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+        with pytest.raises(ResultsError, match=rf"another run \(pid {holder.pid}\) is writing"), \
+                ResultsDir(tmp_path).locked():
+            pass
+    finally:
+        holder.kill()
+        holder.wait()
+    with ResultsDir(tmp_path).locked():  # the kernel released the dead owner's lock
+        pass
+    assert any(f"(pid {holder.pid}) is no longer running; taking over its lock" in r.message for r in caplog.records)
