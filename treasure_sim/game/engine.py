@@ -20,7 +20,7 @@ from .history import ActionEvent, GameResult, HandRecord, ShownHand, StealEvent
 from .rules import RuleSet
 from .seats import Seat, StrategyError
 from .state import NAMES, DeckEmpty, Hand, Table, check_money, check_stacked_deck, check_treasures, names, observe
-from .strategy import CALL, CHECK, FOLD, RAISE, Steal, Strategy
+from .strategy import CALL, CHECK, FOLD, RAISE, Strategy
 
 __all__ = ["Game", "StrategyError", "play_game"]
 
@@ -359,18 +359,19 @@ class Game:
         for s in h.order:
             while held.get(s):
                 usable = [d for d in held[s] if d in zones[s]]
-                options = tuple(Steal(d, v, c) for d in usable for v in range(n) if v != s
-                                for c in zones[v] if values[c] <= values[d])
+                options = [(d, v, c) for d in usable for v in range(n) if v != s
+                           for c in zones[v] if values[c] <= values[d]]
                 if not options:
                     break
                 choice = self.seats[s].steal(partial(observe, t, h, s, "steal"), options)
                 if choice is None:
                     break
-                t.remove_treasure(s, choice.diamond)
-                t.put_under(choice.diamond)  # the bottom of the deck
-                t.remove_treasure(choice.victim, choice.card)
-                t.add_treasure(s, choice.card)
-                events.append(StealEvent(s, NAMES[choice.diamond], choice.victim, NAMES[choice.card]))
+                diamond, victim, card = choice
+                t.remove_treasure(s, diamond)
+                t.put_under(diamond)  # the bottom of the deck
+                t.remove_treasure(victim, card)
+                t.add_treasure(s, card)
+                events.append(StealEvent(s, NAMES[diamond], victim, NAMES[card]))
         return events
 
 

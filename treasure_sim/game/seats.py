@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .answers import BadAnswer, describe_exception, exact_int, read_action, read_bool, read_cards, read_steal, safe_repr
 from .betting import BetLimits, action_problem
-from .strategy import CALL, CHECK, FOLD, RAISE, Action, Observation, Steal, Strategy
+from .strategy import ACTION_KINDS, CALL, CHECK, FOLD, RAISE, Action, Observation, Steal, Strategy
 
 if TYPE_CHECKING:
     from .history import HandRecord
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
 SKIPPABLE = ("keep_playing", "move_spades", "draw_heart", "steal", "on_hand_end")
 """Methods whose base-class answer is fixed (go on, keep, draw, no steal, nothing): not asked unless overridden."""
 
+_KINDS = frozenset(ACTION_KINDS)
 _FAILED = object()  # what _ask returns when the bot raised (the error is already recorded)
 
 
@@ -75,7 +77,7 @@ class Seat:
         try:
             return getattr(self.bot, method)(*args)
         except Exception as err:
-            self.error(f"{method} raised {type(err).__name__}: {err}", err)
+            self.error(f"{method} raised {describe_exception(err)}", err)
             return _FAILED
 
     def error(self, message: str, cause: BaseException | None = None) -> None:
@@ -87,10 +89,11 @@ class Seat:
 
     def _yes_no(self, method: str, obs: Observation, on_error: bool) -> bool:
         answer = self._ask(method, obs)
-        if answer is True or answer is False or isinstance(answer, np.bool_):
-            return bool(answer)
+        yes = read_bool(answer)
+        if yes is not None:
+            return yes
         if answer is not _FAILED:
-            self.error(f"{method} returned {answer!r}, not True or False")
+            self.error(f"{method} returned {safe_repr(answer)}, not True or False")
         return on_error
 
     # ----- the questions ---------------------------------------------------------------------------
@@ -105,21 +108,32 @@ class Seat:
         An illegal answer is recorded and the seat checks if that is free, else folds. A call of
         nothing is a check.
         """
-        action = self._ask("act", obs)
-        if type(action) is Action and (action.kind == CALL or (action.kind == CHECK and not lim.to_call)):
-            return (CALL, my_bet + lim.to_call) if lim.to_call else (CHECK, my_bet)  # the common case, fast
-        try:
-            problem = "act failed" if action is _FAILED else action_problem(action, lim)
-        except Exception as err:  # a malformed Action whose fields misbehave
-            problem = f"act returned a malformed action ({type(err).__name__}: {err})"
-        if problem is None:
-            kind = action.kind
-            if kind == RAISE:
-                return RAISE, int(action.amount)
-            if kind == FOLD:
-                return FOLD, my_bet
-            return (CALL, my_bet + lim.to_call) if lim.to_call else (CHECK, my_bet)
-        if action is not _FAILED:
+        answer = self._ask("act", obs)
+        if type(answer) is Action:  # our own class: its slots can be read directly, once
+            kind, amount = answer.kind, answer.amount
+            if kind is CALL or (kind is CHECK and not lim.to_call):  # the common case, fast (interned names)
+                return (CALL, my_bet + lim.to_call) if lim.to_call else (CHECK, my_bet)
+            if type(kind) is not str or kind not in _KINDS:
+                return self._refuse_action(f"unknown action kind {safe_repr(kind)}", lim, my_bet)
+        elif answer is _FAILED:
+            return self._refuse_action(None, lim, my_bet)
+        else:
+            try:
+                kind, amount = read_action(answer)
+            except BadAnswer as bad:
+                return self._refuse_action(str(bad), lim, my_bet)
+        problem = action_problem(kind, amount, lim)
+        if problem is not None:
+            return self._refuse_action(problem, lim, my_bet)
+        if kind == RAISE:
+            return RAISE, exact_int(amount)  # type: ignore[return-value]  # checked by action_problem
+        if kind == FOLD:
+            return FOLD, my_bet
+        return (CALL, my_bet + lim.to_call) if lim.to_call else (CHECK, my_bet)
+
+    def _refuse_action(self, problem: str | None, lim: BetLimits, my_bet: int) -> tuple[str, int]:
+        """The fallback for an illegal answer: check if that is free, else fold (the error recorded)."""
+        if problem is not None:
             self.error(problem)
         return (CHECK, my_bet) if lim.to_call == 0 else (FOLD, my_bet)
 
@@ -131,13 +145,13 @@ class Seat:
         if chosen is _FAILED:
             return ()
         try:
-            moves = [_card_int(c) for c in chosen]
-        except (TypeError, ValueError):
-            self.error(f"move_spades returned {chosen!r}, not a list of card ids")
+            moves = read_cards(chosen)
+        except BadAnswer as bad:
+            self.error(f"move_spades returned {bad}")
             return ()
-        bad = [c for i, c in enumerate(moves) if c not in mine or c in moves[:i]]
-        if bad:
-            self.error(f"move_spades asked for {bad!r}, not distinct Spades Treasures of its own")
+        bad_moves = [c for i, c in enumerate(moves) if c not in mine or c in moves[:i]]
+        if bad_moves:
+            self.error(f"move_spades asked for {bad_moves!r}, not distinct Spades Treasures of its own")
             return ()
         return tuple(moves)
 
@@ -149,27 +163,36 @@ class Seat:
 
     def choose_joker_treasure(self, look: Callable[[], Observation], options: tuple[int, ...],
                               default: int) -> int:
-        """Step 15: one of ``options``; ``default`` when the answer is not one of them."""
+        """Step 15: one of ``options`` (the bot is handed the same ints); ``default`` when the answer is not."""
         choice = self._ask("choose_joker_treasure", look(), options)
-        if choice is not _FAILED and not isinstance(choice, bool) and isinstance(choice, int | np.integer) \
-                and int(choice) in options:
-            return int(choice)
+        card = exact_int(choice)
+        if card is not None and card in options:
+            return card
         if choice is not _FAILED:  # the options include hidden hole cards: name none of them
-            self.error(f"choose_joker_treasure returned {choice!r}, not one of its options")
+            self.error(f"choose_joker_treasure returned {safe_repr(choice)}, not one of its options")
         return default
 
-    def steal(self, look: Callable[[], Observation], options: tuple[Steal, ...]) -> Steal | None:
-        """Step 16: one of ``options``, or None to stop (also on any error)."""
+    def steal(self, look: Callable[[], Observation],
+              options: Sequence[tuple[int, int, int]]) -> tuple[int, int, int] | None:
+        """Step 16: one of ``options`` as (diamond, victim, card), or None to stop (also on any error).
+
+        The bot is handed fresh `Steal` copies of the options; its answer's fields are read once and
+        looked up in the engine's own ``options``, so changing what it was handed changes nothing.
+        """
         if "steal" not in self.asks:
             return None
-        choice = self._ask("steal", look(), options)
+        choice = self._ask("steal", look(), tuple([Steal(*o) for o in options]))
         if choice is None or choice is _FAILED:
             return None
         try:
-            return options[options.index(choice)]
-        except Exception:
-            self.error(f"steal returned {choice!r}, not one of the {len(options)} options")
+            wanted = read_steal(choice)
+        except BadAnswer as bad:
+            self.error(f"steal returned {bad}")
             return None
+        if wanted not in options:
+            self.error(f"steal returned {safe_repr(choice)}, not one of the {len(options)} options")
+            return None
+        return wanted
 
     def keep_playing(self, look: Callable[[], Observation]) -> bool:
         """Before a hand: go on? A bot that does not answer properly goes on."""
@@ -181,9 +204,3 @@ class Seat:
         """Tell the bot the hand's public record, a copy of its own (being told is not a decision: not counted)."""
         if "on_hand_end" in self.asks:
             self._tell("on_hand_end", public())
-
-
-def _card_int(card: Any) -> int:
-    if isinstance(card, bool) or not isinstance(card, int | np.integer):
-        raise TypeError(f"{card!r} is not a card id")
-    return int(card)
