@@ -13,8 +13,11 @@ from treasure_sim.game.strategy import FOLD, RAISE
 
 
 def _same_except_errors(a, b) -> None:
+    """The same game (or hand) but for the bots' errors, names and timings."""
     da, db = a.to_dict(), b.to_dict()
-    da.pop("errors"), db.pop("errors")
+    for d in (da, db):
+        for key in ("errors", "strategies", "decision_time", "decisions", "timeouts"):
+            d.pop(key, None)
     assert da == db
 
 
@@ -166,3 +169,34 @@ def test_a_steal_answer_with_int_subclass_fields_is_refused():
     game = Game([ScriptedBot(), Forger()], treasures={0: "Kc 2h", 1: "3d"})
     rec = game.play_hand()
     assert rec.steals == () and game.treasures == (("Kc", "2h"), ("3d",)) and rec.errors[0][0] == 1
+
+
+# ----- the rules a bot sees are its own copy -------------------------------------------------------------------
+class RuleBender(ScriptedBot):
+    """Rewrites every RuleSet it can reach: the one from setup and the one in each observation."""
+
+    def setup(self, seat, n_players, rules, rng):
+        super().setup(seat, n_players, rules, rng)
+        object.__setattr__(rules, "ante", 50)
+
+    def act(self, obs):
+        object.__setattr__(obs.rules, "betting", "fixed-limit")
+        object.__setattr__(obs.rules, "starting_money", 1)
+        object.__setattr__(obs.rules, "max_hands", 1)
+        return super().act(obs)
+
+
+def test_a_bot_cannot_change_the_rules():
+    rules = RuleSet(max_hands=5)
+    bent = Game([RuleBender(), ScriptedBot(["raise 30"])], rules).play()
+    plain = Game([ScriptedBot(), ScriptedBot(["raise 30"])], rules).play()
+    _same_except_errors(bent, plain)
+    assert bent.hands_played == 5 and bent.rules == RuleSet(max_hands=5).to_dict()
+    assert rules == RuleSet(max_hands=5)  # the caller's object too
+
+
+def test_the_default_rules_cannot_be_poisoned_across_games():
+    Game([RuleBender(), ScriptedBot()]).play_hand()
+    result = Game([ScriptedBot(), ScriptedBot()]).play_hand()
+    assert result.antes == (1, 1)
+    assert RuleSet() == RuleSet(ante=1, betting="no-limit")

@@ -56,6 +56,7 @@ class Game:
         if isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < n:
             raise ValueError(f"dealer must be a seat 0..{n - 1}, got {dealer!r}")
         self.strategies = list(strategies)
+        rules = rules.replace()  # our own copy: nothing the caller (or a bot that reached theirs) does changes it
         self.rules = rules
         self.strict = strict
         self.quintets = quintets
@@ -74,8 +75,8 @@ class Game:
         self._hands: list[HandRecord] = []
         self.end_reason: str | None = None
         self.table.reshuffle(self._card_rng, stacked)
-        for seat in self.seats:
-            seat.setup(n, rules, np.random.default_rng(children[seat.index + 1]))
+        for seat in self.seats:  # each bot gets its own copy of the rules, in setup and in every observation
+            seat.setup(n, self.table.bot_rules[seat.index], np.random.default_rng(children[seat.index + 1]))
         self._check_next_hand()
 
     # ----- public state between hands ------------------------------------------------------------

@@ -33,13 +33,15 @@ class Table:
     and the zones' snapshot (:meth:`zones`) is rebuilt exactly when a zone changed.
     """
 
-    __slots__ = ("_deck", "_zones", "_zones_version", "dealer", "full_deck", "hand_no", "money", "n", "out",
-                 "rules", "showdowns", "treasures", "values", "zones_version")
+    __slots__ = ("_deck", "_zones", "_zones_version", "bot_rules", "dealer", "full_deck", "hand_no", "money", "n",
+                 "out", "rules", "showdowns", "treasures", "values", "zones_version")
 
     def __init__(self, n: int, rules: RuleSet, full_deck: tuple[int, ...], money: list[int],
                  treasures: list[list[int]], dealer: int) -> None:
         self.n = n
         self.rules = rules
+        # each seat's own copy of the rules, handed to its bot (setup, observations); never read by the engine
+        self.bot_rules = tuple(rules.replace() for _ in range(n))
         self.full_deck = full_deck
         self.money = money
         self.treasures = treasures  # read freely; changed only by add_treasure / remove_treasure
@@ -272,7 +274,7 @@ def observe(table: Table, hand: Hand, seat: int, phase: str, to_call: int = 0, m
         hand.last_folder,
         table.wild_mask(seat),
         table.showdowns,
-        table.rules,
+        table.bot_rules[seat],
     ))
 
 
