@@ -200,3 +200,63 @@ def test_the_default_rules_cannot_be_poisoned_across_games():
     result = Game([ScriptedBot(), ScriptedBot()]).play_hand()
     assert result.antes == (1, 1)
     assert RuleSet() == RuleSet(ante=1, betting="no-limit")
+
+
+# ----- seeds: nothing a bot holds reveals the cards ----------------------------------------------------------
+class SeedSpy(ScriptedBot):
+    """Rebuilds the card generator from its own seed, as the engine used to derive it (a sibling spawn)."""
+
+    def setup(self, seat, n_players, rules, rng):
+        super().setup(seat, n_players, rules, rng)
+        mine = rng.bit_generator.seed_seq
+        root = np.random.SeedSequence(mine.entropy, spawn_key=mine.spawn_key[:-1])
+        cards = np.random.default_rng(root.spawn(n_players + 1)[0])
+        deck = list(range(52 + rules.jokers))
+        cards.shuffle(deck)
+        self.predicted = {(s, i): deck[-1 - (i * n_players + (s - 1) % n_players)]
+                          for s in range(n_players) for i in range(2)}  # dealer 0: seat 1 first
+
+    def act(self, obs):
+        self.guess = tuple(self.predicted[(obs.seat, i)] for i in range(2))
+        return super().act(obs)
+
+
+def test_a_bot_cannot_rebuild_the_card_stream_from_its_own_seed():
+    for seed in range(5):
+        spy = SeedSpy()
+        game = Game([spy, ScriptedBot(), ScriptedBot()], seed=seed)
+        game.play_hand()
+        assert spy.guess != spy.bets[0].hand  # the sibling-spawn attack no longer predicts its own hole cards
+        entropy = spy.rng.bit_generator.seed_seq.entropy
+        assert entropy != seed and entropy.bit_length() > 200 and spy.rng.bit_generator.seed_seq.spawn_key == ()
+
+
+def test_seeds_are_keyed_hashes_pinned_on_every_machine():
+    from treasure_sim.game.seeding import derive, hardened_root_key, root_key
+
+    assert derive(root_key(0), "cards").entropy == CARDS_OF_SEED_0
+    assert derive(hardened_root_key(7), "bot", 3, 1, 2).entropy == BOT_3_1_2_OF_HARDENED_7
+    key = root_key(0)
+    paths = [("cards", 1), ("cards", 2), ("bot", 1, 0, 0), ("bot", 1, 0, 1), ("bot", "1", 0, 1), ("cards", 12)]
+    assert len({derive(key, *p).entropy for p in paths}) == len(paths)
+    assert hardened_root_key(7) != root_key(7) and root_key(7) != root_key("7")
+
+
+def test_explicit_card_and_bot_seeds():
+    from strategies.random_bot import RandomBot
+    from treasure_sim.game.seeding import derive, hardened_root_key
+
+    key = hardened_root_key(2024)
+
+    def play(rotation):
+        bots = [RandomBot() for _ in range(3)]
+        game = Game(bots, RuleSet(max_hands=3), deal_seed=derive(key, "cards", 5),
+                    bot_seeds=[derive(key, "bot", 5, rotation, s) for s in range(3)])
+        return game.play_hand().hole, bots[0].rng.bit_generator.seed_seq.entropy
+
+    (hole_a, bot_a), (hole_b, bot_b), (hole_c, bot_c) = play(0), play(1), play(0)
+    assert hole_a == hole_b == hole_c and bot_a != bot_b and bot_a == bot_c
+
+
+CARDS_OF_SEED_0 = 87394852986893707553360912581664094234594241753441335860029512824161250546588
+BOT_3_1_2_OF_HARDENED_7 = 45251660945963856016997400593773327617463626260056951464580063709156619937733

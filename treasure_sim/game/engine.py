@@ -19,6 +19,7 @@ from .cards import DIAMONDS, HEARTS, RANK, SPADES, is_joker, make_deck
 from .history import ActionEvent, GameResult, HandRecord, ShownHand, StealEvent
 from .rules import RuleSet
 from .seats import Seat, StrategyError
+from .seeding import as_seed_sequence, derive, root_key
 from .state import NAMES, DeckEmpty, Hand, Table, check_money, check_stacked_deck, check_treasures, names, observe
 from .strategy import CALL, CHECK, FOLD, RAISE, Strategy
 
@@ -34,17 +35,20 @@ class Game:
 
     Scenarios: ``deck`` stacks cards on top of the first hand's deck in deal order, ``treasures``
     pre-fills zones (``{2: "7c Kh"}``), ``money`` sets the stacks, ``dealer`` the first button.
-    ``deal_seed`` (default: derived from ``seed``) drives the cards alone, so duplicate deals can
-    share cards while bots get their own streams. ``quintets=False`` skips naming each shown
-    quintet (a tournament needs only the scores). ``strict=True`` raises `StrategyError` at a
-    bot's first misstep instead of recording it and playing on.
+    Seeds: ``deal_seed`` drives the cards alone, so duplicate deals can share cards while bots get
+    their own streams, and ``bot_seeds`` gives each seat's generator; each defaults to a keyed hash
+    of ``seed`` (``seeding.derive``), so nothing a bot holds reveals the card stream.
+    ``quintets=False`` skips naming each shown quintet (a tournament needs only the scores).
+    ``strict=True`` raises `StrategyError` at a bot's first misstep instead of recording it and
+    playing on.
     """
 
     def __init__(self, strategies: Sequence[Strategy], rules: RuleSet = RuleSet(),
                  seed: int | np.random.SeedSequence | None = 0, *, deck: str | Sequence | None = None,
                  treasures: Mapping[int, str | Sequence] | None = None, money: Sequence[int] | None = None,
                  dealer: int = 0, strict: bool = False, quintets: bool = True,
-                 deal_seed: int | np.random.SeedSequence | None = None) -> None:
+                 deal_seed: int | np.random.SeedSequence | None = None,
+                 bot_seeds: Sequence[int | np.random.SeedSequence] | None = None) -> None:
         n = len(strategies)
         if not 2 <= n <= 10:
             raise ValueError(f"a game needs 2 to 10 strategies, got {n}")
@@ -55,18 +59,20 @@ class Game:
             raise ValueError(f"rules must be a RuleSet, got {type(rules).__name__}")
         if isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < n:
             raise ValueError(f"dealer must be a seat 0..{n - 1}, got {dealer!r}")
+        if bot_seeds is not None and len(bot_seeds) != n:
+            raise ValueError(f"bot_seeds must be {n} seeds, one per seat; got {len(bot_seeds)}")
         self.strategies = list(strategies)
         rules = rules.replace()  # our own copy: nothing the caller (or a bot that reached theirs) does changes it
         self.rules = rules
         self.strict = strict
         self.quintets = quintets
         self.seed = seed if isinstance(seed, int) else None
-        root = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
-        children = root.spawn(n + 1)
-        if deal_seed is not None:
-            children[0] = (deal_seed if isinstance(deal_seed, np.random.SeedSequence)
-                           else np.random.SeedSequence(deal_seed))
-        self._card_rng = np.random.default_rng(children[0])
+        # every stream from its own keyed hash of the seed: no bot's seed reveals the cards (seeding.py)
+        key = root_key(seed) if deal_seed is None or bot_seeds is None else b""
+        card_seed = derive(key, "cards") if deal_seed is None else as_seed_sequence(deal_seed)
+        seat_seeds = ([derive(key, "bot", s) for s in range(n)] if bot_seeds is None
+                      else [as_seed_sequence(b) for b in bot_seeds])
+        self._card_rng = np.random.default_rng(card_seed)
         full = make_deck(rules.jokers)
         zones = check_treasures(treasures, n)
         stacked = check_stacked_deck(deck, zones, full)
@@ -76,7 +82,7 @@ class Game:
         self.end_reason: str | None = None
         self.table.reshuffle(self._card_rng, stacked)
         for seat in self.seats:  # each bot gets its own copy of the rules, in setup and in every observation
-            seat.setup(n, self.table.bot_rules[seat.index], np.random.default_rng(children[seat.index + 1]))
+            seat.setup(n, self.table.bot_rules[seat.index], np.random.default_rng(seat_seeds[seat.index]))
         self._check_next_hand()
 
     # ----- public state between hands ------------------------------------------------------------
