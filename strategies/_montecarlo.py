@@ -18,28 +18,14 @@ from typing import NamedTuple
 import numpy as np
 
 from treasure_sim.game import evaluator
-from treasure_sim.game.cards import CLUBS, HEARTS, SPADES, make_deck
+from treasure_sim.game.cards import CLUBS, HEARTS, SPADES, SUIT, make_deck
+from treasure_sim.game.cards import RANK_BIT as CARD_RANK_BIT
 from treasure_sim.game.strategy import Observation
 
 # RANK_BIT[card] = 1 << rank for naturals, 0 for Jokers and for the padding id -1 (the last entry).
-RANK_BIT = np.zeros(55, dtype=np.int64)
-RANK_BIT[:52] = 1 << (np.arange(52) >> 2)
+RANK_BIT = np.array((*CARD_RANK_BIT, 0), dtype=np.int64)
 
 _FULL_DECKS = {j: frozenset(make_deck(j)) for j in (0, 1, 2)}
-
-
-def _evaluate_kwargs() -> dict:
-    """Skip the evaluator's input checks on this hot path when it offers a switch for that."""
-    import inspect
-
-    try:
-        params = inspect.signature(evaluator.evaluate).parameters
-    except (TypeError, ValueError):
-        return {}
-    return {"validate": False} if "validate" in params else {}
-
-
-_EVAL_KW = _evaluate_kwargs()
 
 
 class Player(NamedTuple):
@@ -54,10 +40,8 @@ def seat_masks(zone: Sequence[int], rules) -> tuple[int, int, tuple[int, ...]]:
     """(wild-rank mask, Hearts-rank mask, Spades cards) of one Treasure Zone under ``rules``."""
     wild = hearts = 0
     spades = []
-    for c in zone:
-        if c >= 52:
-            continue
-        suit, bit = c & 3, 1 << (c >> 2)
+    for c in zone:  # a Joker (never in a zone) would match no suit
+        suit, bit = SUIT[c], CARD_RANK_BIT[c]
         if suit == CLUBS and rules.clubs:
             wild |= bit
         elif suit == HEARTS and rules.hearts:
@@ -157,7 +141,7 @@ def rollout_scores(
             row[:, known : known + h_max] = np.where(_drawn(row[:, :known], slots, p.hearts), slots, -1)
     masks = np.array([wild] * n_var + [p.wild for p in opponents], dtype=np.int64)
     flat = cards.reshape(r * (n_var + k), cards.shape[2])
-    return evaluator.evaluate(flat, _tiled(masks, r), **_EVAL_KW).reshape(r, n_var + k)
+    return evaluator.evaluate(flat, _tiled(masks, r), validate=False).reshape(r, n_var + k)
 
 
 def _tiled(masks: np.ndarray, r: int) -> np.ndarray:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from treasure_sim.game.cards import CLUBS, DIAMONDS, HEARTS, SPADES, value_of
+from treasure_sim.game.cards import CLUBS, DIAMONDS, HEARTS, RANK, SPADES, SUIT, card_id, is_joker, value_of
 from treasure_sim.game.strategy import Observation
 
 
@@ -61,7 +61,7 @@ class Valuer:
         ace = rules.ace_value
         # per seat, the highest Diamond value it holds (0: none): the reach of its steals
         self.reach = [
-            max((value_of(c, ace) for c in z if c < 52 and c & 3 == DIAMONDS), default=0) if rules.diamonds else 0
+            max((value_of(c, ace) for c in z if SUIT[c] == DIAMONDS), default=0) if rules.diamonds else 0
             for z in obs.treasures
         ]
         self._memo: dict[tuple[int, int], float] = {}
@@ -75,16 +75,16 @@ class Valuer:
         return got
 
     def _value(self, card: int, seat: int, steals: bool) -> float:
-        if card >= 52:
+        if is_joker(card):
             return 0.0
         m, rules = self.model, self.rules
-        suit, rank = card & 3, card >> 2
+        suit, rank = SUIT[card], RANK[card]
         left = self.hands_left
         if suit in (CLUBS, HEARTS):
             if (suit == CLUBS and not rules.clubs) or (suit == HEARTS and not rules.hearts):
                 return 0.0
             zoned = self.zoned
-            others = sum(1 for s in range(4) if rank * 4 + s not in zoned and rank * 4 + s != card)
+            others = sum(1 for s in range(4) if card_id(rank, s) not in zoned and card_id(rank, s) != card)
             circulating = max(52 + rules.jokers - len(zoned) - (card not in zoned), 10)
             per_hand = (m.wild_chips if suit == CLUBS else m.draw_chips) * m.cards_seen * others / circulating
             return per_hand * min(left, m.horizon) * self._survival(card, seat)
@@ -100,7 +100,7 @@ class Valuer:
         for victim, zone in enumerate(self.zones):
             if victim != seat:
                 for c in zone:
-                    if c != card and c & 3 != DIAMONDS and value_of(c, ace) <= reach:
+                    if c != card and SUIT[c] != DIAMONDS and value_of(c, ace) <= reach:
                         best = max(best, self.value(c, seat))
         return max(m.steal_share * best, m.diamond_option * reach / 14.0)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from treasure_sim.game import evaluator
-from treasure_sim.game.cards import DIAMONDS, SPADES, value_of
+from treasure_sim.game.cards import DIAMONDS, RANK_BIT, SPADES, SUIT, is_joker, value_of
 from treasure_sim.game.history import HandRecord
 from treasure_sim.game.strategy import CHECK, FOLD, RAISE, Action, Observation, Steal
 
@@ -31,7 +31,7 @@ def pot_raise_to(obs: Observation, fraction: float) -> float:
 def wild_count(obs: Observation, cards) -> int:
     """How many of ``cards`` are wild for me (Jokers and my Clubs ranks)."""
     w = obs.wild_ranks
-    return sum(1 for c in cards if c >= 52 or (w >> (c >> 2)) & 1)
+    return sum(1 for c in cards if is_joker(c) or w & RANK_BIT[c])
 
 
 def made_category(obs: Observation, extra=()) -> int:
@@ -44,15 +44,14 @@ def made_category(obs: Observation, extra=()) -> int:
 
 
 def my_spades(obs: Observation) -> list[int]:
-    return [c for c in obs.my_treasures if c < 52 and c & 3 == SPADES]
+    return [c for c in obs.my_treasures if SUIT[c] == SPADES]
 
 
 def steal_highest(obs: Observation, options: tuple[Steal, ...]) -> Steal | None:
     """The steal of the highest-value card, spending the cheapest Diamond that reaches it."""
     ace = obs.rules.ace_value
-    return max(
-        options, key=lambda s: (value_of(s.card, ace), -value_of(s.diamond, ace), s.card & 3 != DIAMONDS), default=None
-    )
+    return max(options, key=lambda s: (value_of(s.card, ace), -value_of(s.diamond, ace), SUIT[s.card] != DIAMONDS),
+               default=None)
 
 
 class FoldModel:

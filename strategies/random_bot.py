@@ -6,6 +6,7 @@ Knobs: ``stop_chance`` (vote to stop before a hand), ``draw_chance`` (take each 
 
 from __future__ import annotations
 
+from treasure_sim.game.cards import SPADES, SUIT
 from treasure_sim.game.strategy import RAISE, Action, Observation, Steal, Strategy
 
 
@@ -23,7 +24,7 @@ class RandomBot(Strategy):
         return Action(kind)
 
     def move_spades(self, obs: Observation) -> list[int]:
-        return [c for c in obs.my_treasures if c < 52 and c & 3 == 0 and self.rng.random() < 0.5]
+        return [c for c in obs.my_treasures if SUIT[c] == SPADES and self.rng.random() < 0.5]
 
     def draw_heart(self, obs: Observation) -> bool:
         return bool(self.rng.random() < self.draw_chance)

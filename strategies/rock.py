@@ -9,7 +9,7 @@ tiny evaluator call per decision, no simulation.
 
 from __future__ import annotations
 
-from treasure_sim.game.cards import RANKS
+from treasure_sim.game.cards import RANK, RANKS
 from treasure_sim.game.strategy import CHECK, Action, Observation, Steal, Strategy
 
 from ._util import made_category, my_spades, raise_or, steal_highest, wild_count
@@ -38,7 +38,7 @@ class Rock(Strategy):
         hole = obs.hand[:2]
         if wild_count(obs, hole):
             return True
-        a, b = (c >> 2 for c in hole)
+        a, b = (RANK[c] for c in hole)
         return (a == b and a >= self.min_pair) or min(a, b) >= self.min_high
 
     def act(self, obs: Observation) -> Action:

@@ -20,6 +20,7 @@ from itertools import combinations
 
 import numpy as np
 
+from treasure_sim.game.cards import is_joker
 from treasure_sim.game.history import HandRecord
 from treasure_sim.game.rules import RuleSet
 from treasure_sim.game.strategy import CHECK, Action, Observation, Steal
@@ -85,11 +86,11 @@ class TreasureHunter(EquityBot):
         card = obs.new_treasure
         val = self.valuer(obs)
         stake = 0.0
-        if card is not None and card < 52:
+        if card is not None and not is_joker(card):
             rivals = [val.value(card, s) for s in range(obs.n_players) if s != self.seat and obs.in_hand[s]]
             stake = val.value(card, self.seat) + self.denial * max(rivals, default=0.0) / max(obs.n_players - 1, 1)
         elif card is not None and obs.rules.joker_treasure == "choose":
-            stake = max((val.value(c, self.seat) for c in obs.hand[:2] if c < 52), default=0.0)
+            stake = max((val.value(c, self.seat) for c in obs.hand[:2] if not is_joker(c)), default=0.0)
         self._stake = (obs.hand_no, stake)
         return stake
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-import numpy as np
-
+from .answers import exact_int, safe_repr
 from .history import PotResult
 from .rules import RuleSet
-from .strategy import CALL, CHECK, FOLD, RAISE, Action
+from .strategy import CALL, CHECK, FOLD
 
 
 class BetLimits(NamedTuple):
@@ -54,24 +53,20 @@ def bet_limits(
     return BetLimits(to_call, min(full_min, max_to), max_to)
 
 
-def action_problem(action: Any, lim: BetLimits) -> str | None:
-    """Why a bot's answer ``action`` is not a legal Action under ``lim``, or None."""
-    if not isinstance(action, Action):
-        return f"act returned {action!r}, not an Action"
-    kind = action.kind
+def action_problem(kind: str, amount: Any, lim: BetLimits) -> str | None:
+    """Why the answer ``kind`` (one of the four kinds), ``amount`` (as the bot gave it) is not legal under
+    ``lim``, or None. A raise amount must be an exact whole number (`answers.exact_int`)."""
     if kind in (FOLD, CALL) or (kind == CHECK and lim.to_call == 0):
         return None
     if kind == CHECK:
         return f"cannot check facing a bet of {lim.to_call}"
-    if kind != RAISE:
-        return f"unknown action kind {kind!r}"
     if not lim.max_raise_to:
         return "raising is not legal here"
-    amount = action.amount
-    if isinstance(amount, bool) or not isinstance(amount, int | np.integer):
-        return f"raise amount {amount!r} is not a whole number"
-    if not lim.min_raise_to <= amount <= lim.max_raise_to:
-        return f"raise to {amount} is outside {lim.min_raise_to}..{lim.max_raise_to}"
+    total = exact_int(amount)
+    if total is None:
+        return f"raise amount {safe_repr(amount)} is not a whole number"
+    if not lim.min_raise_to <= total <= lim.max_raise_to:
+        return f"raise to {total} is outside {lim.min_raise_to}..{lim.max_raise_to}"
     return None
 
 

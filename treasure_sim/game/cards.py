@@ -28,25 +28,33 @@ def card_id(rank_index: int, suit_index: int) -> int:
     return rank_index * 4 + suit_index
 
 
+RANK: tuple[int, ...] = tuple(c // 4 for c in range(52)) + (-1, -1)
+"""Rank index by card id (``RANK[c]``, the fast form of :func:`rank_of`): 0 deuce .. 12 ace; -1 for a Joker."""
+SUIT: tuple[int, ...] = tuple(c % 4 for c in range(52)) + (-1, -1)
+"""Suit index by card id (``SUIT[c]``, the fast form of :func:`suit_of`): 0..3 (s c h d); -1 for a Joker."""
+RANK_BIT: tuple[int, ...] = tuple(1 << r if r >= 0 else 0 for r in RANK)
+"""``1 << rank`` by card id, 0 for a Joker: a card against a 13-bit rank mask (Clubs wilds, Hearts ranks)."""
+
+
 def rank_of(card: int) -> int:
     """Rank index 0 (deuce) .. 12 (ace); -1 for a Joker, which has no rank."""
-    return card >> 2 if card < 52 else -1
+    return RANK[card]
 
 
 def suit_of(card: int) -> int:
     """Suit index 0..3 (s c h d); -1 for a Joker."""
-    return card & 3 if card < 52 else -1
+    return SUIT[card]
 
 
 def is_joker(card: int) -> bool:
-    return card >= 52
+    return card >= RED_JOKER
 
 
 def value_of(card: int, ace_value: int = 14) -> int:
     """A card's value for Diamonds steals: 2..10, J=11, Q=12, K=13, A=ace_value (14 or 1)."""
-    if card >= 52:
+    if is_joker(card):
         raise ValueError(f"a Joker has no value: {format_card(card)}")
-    rank = card >> 2
+    rank = RANK[card]
     return ace_value if rank == 12 else rank + 2
 
 

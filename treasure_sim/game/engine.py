@@ -1,31 +1,33 @@
-"""The engine: the 17 steps of a hand as the card names them, and a game of hands until one ends it."""
+"""The engine: the 17 steps of a hand as the card names them, and a game of hands until one ends it.
+
+Every question to a bot goes through its `Seat` (``seats.py``), which returns answers already checked
+against the options computed here; the deck, the zones and the chips change only through `Table`
+and `Hand` (``state.py``). What is left here is the rules.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from time import perf_counter
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from . import evaluator
-from .betting import BetLimits, action_problem, bet_limits, split_pots, uncalled_bet
-from .cards import DIAMONDS, HEARTS, SPADES, make_deck
+from .betting import bet_limits, split_pots, uncalled_bet
+from .cards import DIAMONDS, HEARTS, RANK, SPADES, is_joker, make_deck
 from .history import ActionEvent, GameResult, HandRecord, ShownHand, StealEvent
 from .rules import RuleSet
+from .seats import Seat, StrategyError
+from .seeding import as_seed_sequence, derive, root_key
 from .state import NAMES, DeckEmpty, Hand, Table, check_money, check_stacked_deck, check_treasures, names, observe
-from .strategy import CALL, CHECK, FOLD, RAISE, Action, Steal, Strategy
+from .strategy import CALL, CHECK, FOLD, RAISE, Strategy
 
-_FAILED = object()  # what _ask returns when the bot raised
+__all__ = ["Game", "StrategyError", "play_game"]
+
 _LEGAL = {to_call_free: {raise_ok: (FOLD, CHECK if to_call_free else CALL) + ((RAISE,) if raise_ok else ())
                          for raise_ok in (False, True)} for to_call_free in (False, True)}
 """The legal action kinds at a betting decision, by (nothing to call, a raise is possible)."""
-_SKIPPABLE = ("keep_playing", "move_spades", "draw_heart", "steal", "on_hand_end")
-"""Methods whose base-class answer is fixed (go on, keep, draw, no steal, nothing): not asked unless overridden."""
-
-
-class StrategyError(RuntimeError):
-    """A bot misbehaved and the game is strict (``Game(..., strict=True)``)."""
 
 
 class Game:
@@ -33,17 +35,20 @@ class Game:
 
     Scenarios: ``deck`` stacks cards on top of the first hand's deck in deal order, ``treasures``
     pre-fills zones (``{2: "7c Kh"}``), ``money`` sets the stacks, ``dealer`` the first button.
-    ``deal_seed`` (default: derived from ``seed``) drives the cards alone, so duplicate deals can
-    share cards while bots get their own streams. ``quintets=False`` skips naming each shown
-    quintet (a tournament needs only the scores). ``strict=True`` raises `StrategyError` at a
-    bot's first misstep instead of recording it and playing on.
+    Seeds: ``deal_seed`` drives the cards alone, so duplicate deals can share cards while bots get
+    their own streams, and ``bot_seeds`` gives each seat's generator; each defaults to a keyed hash
+    of ``seed`` (``seeding.derive``), so nothing a bot holds reveals the card stream.
+    ``quintets=False`` skips naming each shown quintet (a tournament needs only the scores).
+    ``strict=True`` raises `StrategyError` at a bot's first misstep instead of recording it and
+    playing on.
     """
 
     def __init__(self, strategies: Sequence[Strategy], rules: RuleSet = RuleSet(),
                  seed: int | np.random.SeedSequence | None = 0, *, deck: str | Sequence | None = None,
                  treasures: Mapping[int, str | Sequence] | None = None, money: Sequence[int] | None = None,
                  dealer: int = 0, strict: bool = False, quintets: bool = True,
-                 deal_seed: int | np.random.SeedSequence | None = None) -> None:
+                 deal_seed: int | np.random.SeedSequence | None = None,
+                 bot_seeds: Sequence[int | np.random.SeedSequence] | None = None) -> None:
         n = len(strategies)
         if not 2 <= n <= 10:
             raise ValueError(f"a game needs 2 to 10 strategies, got {n}")
@@ -54,30 +59,30 @@ class Game:
             raise ValueError(f"rules must be a RuleSet, got {type(rules).__name__}")
         if isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < n:
             raise ValueError(f"dealer must be a seat 0..{n - 1}, got {dealer!r}")
+        if bot_seeds is not None and len(bot_seeds) != n:
+            raise ValueError(f"bot_seeds must be {n} seeds, one per seat; got {len(bot_seeds)}")
         self.strategies = list(strategies)
+        rules = rules.replace()  # our own copy: nothing the caller (or a bot that reached theirs) does changes it
         self.rules = rules
         self.strict = strict
         self.quintets = quintets
         self.seed = seed if isinstance(seed, int) else None
-        root = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
-        children = root.spawn(n + 1)
-        if deal_seed is not None:
-            children[0] = (deal_seed if isinstance(deal_seed, np.random.SeedSequence)
-                           else np.random.SeedSequence(deal_seed))
-        self._card_rng = np.random.default_rng(children[0])
+        # every stream from its own keyed hash of the seed: no bot's seed reveals the cards (seeding.py)
+        key = root_key(seed) if deal_seed is None or bot_seeds is None else b""
+        card_seed = derive(key, "cards") if deal_seed is None else as_seed_sequence(deal_seed)
+        seat_seeds = ([derive(key, "bot", s) for s in range(n)] if bot_seeds is None
+                      else [as_seed_sequence(b) for b in bot_seeds])
+        self._card_rng = np.random.default_rng(card_seed)
         full = make_deck(rules.jokers)
         zones = check_treasures(treasures, n)
         stacked = check_stacked_deck(deck, zones, full)
         self.table = Table(n, rules, full, check_money(money, n, rules.starting_money), zones, dealer)
-        self.errors: list[list[str]] = [[] for _ in range(n)]
-        self._decisions = [0] * n
-        self._time = [0.0] * n
+        self.seats = [Seat(i, bot, self.table, strict=strict) for i, bot in enumerate(self.strategies)]
         self._hands: list[HandRecord] = []
         self.end_reason: str | None = None
-        self._shuffle(stacked)
-        for seat, strategy in enumerate(self.strategies):
-            strategy.setup(seat, n, rules, np.random.default_rng(children[seat + 1]))
-        self._asks = [{m for m in _SKIPPABLE if _overrides(s, m)} for s in self.strategies]  # after setup
+        self.table.reshuffle(self._card_rng, stacked)
+        for seat in self.seats:  # each bot gets its own copy of the rules, in setup and in every observation
+            seat.setup(n, self.table.bot_rules[seat.index], np.random.default_rng(seat_seeds[seat.index]))
         self._check_next_hand()
 
     # ----- public state between hands ------------------------------------------------------------
@@ -95,12 +100,12 @@ class Game:
 
     @property
     def deck_size(self) -> int:
-        return len(self.table.deck)
+        return self.table.deck_size
 
     @property
     def deck_cards(self) -> tuple[str, ...]:
         """The deck, top card first (for tests and what-ifs; never shown to a bot)."""
-        return names(self.table.deck[::-1])
+        return names(self.table.deck_top_first())
 
     @property
     def dealer(self) -> int:
@@ -113,6 +118,11 @@ class Game:
     @property
     def hands(self) -> tuple[HandRecord, ...]:
         return tuple(self._hands)
+
+    @property
+    def errors(self) -> list[list[str]]:
+        """Per seat, the messages of the bot's errors so far."""
+        return [seat.errors for seat in self.seats]
 
     # ----- the game ------------------------------------------------------------------------------
     def play(self) -> GameResult:
@@ -136,9 +146,9 @@ class Game:
             end_reason=self.end_reason or "",
             hands_played=len(self._hands),
             treasures=self.treasures,
-            errors=tuple(tuple(e) for e in self.errors),
-            decisions=tuple(self._decisions),
-            decision_time=tuple(t / d if d else 0.0 for t, d in zip(self._time, self._decisions, strict=True)),
+            errors=tuple(tuple(seat.errors) for seat in self.seats),
+            decisions=tuple(seat.decisions for seat in self.seats),
+            decision_time=tuple(seat.seconds / seat.decisions if seat.decisions else 0.0 for seat in self.seats),
             hands=tuple(self._hands),
         )
 
@@ -154,52 +164,12 @@ class Game:
         elif len(self._hands) >= self.rules.max_hands:
             self.end_reason = "hand_limit"
         else:
-            voters = [s for s in able if "keep_playing" in self._asks[s]]  # the others always go on
-            h = Hand(t) if voters else None
-            votes = [self._yes_no(s, "keep_playing", observe(t, h, s, "keep_playing"), True) for s in voters]
-            if len(voters) == len(able) and not any(votes):
-                self.end_reason = "all_stopped"
-
-    def _shuffle(self, stacked: Sequence[int] = ()) -> None:
-        """Step 17: every card not in a Treasure Zone back into the deck, shuffled (``stacked`` on top)."""
-        t = self.table
-        held = {c for z in t.treasures for c in z}
-        held.update(stacked)
-        rest = [c for c in t.full_deck if c not in held]
-        self._card_rng.shuffle(rest)
-        t.deck = rest + list(stacked)[::-1]
-
-    # ----- asking bots ---------------------------------------------------------------------------
-    def _ask(self, seat: int, method: str, *args: Any) -> Any:
-        """Ask a bot to decide (counted and timed); an exception is recorded and ``_FAILED`` returned."""
-        self._decisions[seat] += 1
-        start = perf_counter()
-        try:
-            return self._tell(seat, method, *args)
-        finally:
-            self._time[seat] += perf_counter() - start
-
-    def _tell(self, seat: int, method: str, *args: Any) -> Any:
-        """Call a bot; an exception is recorded against the seat and ``_FAILED`` returned."""
-        try:
-            return getattr(self.strategies[seat], method)(*args)
-        except Exception as err:
-            self._error(seat, f"{method} raised {type(err).__name__}: {err}", err)
-            return _FAILED
-
-    def _yes_no(self, seat: int, method: str, obs: Any, on_error: bool) -> bool:
-        answer = self._ask(seat, method, obs)
-        if answer is True or answer is False or isinstance(answer, np.bool_):
-            return bool(answer)
-        if answer is not _FAILED:
-            self._error(seat, f"{method} returned {answer!r}, not True or False")
-        return on_error
-
-    def _error(self, seat: int, message: str, cause: BaseException | None = None) -> None:
-        text = f"hand {self.table.hand_no}: {message}"
-        if self.strict:
-            raise StrategyError(f"seat {seat} ({self.strategies[seat]!r}): {text}") from cause
-        self.errors[seat].append(text)
+            voters = [s for s in able if "keep_playing" in self.seats[s].asks]  # the others always go on
+            if voters:
+                h = Hand(t)
+                votes = [self.seats[s].keep_playing(partial(observe, t, h, s, "keep_playing")) for s in voters]
+                if len(voters) == len(able) and not any(votes):
+                    self.end_reason = "all_stopped"
 
     # ----- one hand ------------------------------------------------------------------------------
     def play_hand(self) -> HandRecord:
@@ -211,34 +181,32 @@ class Game:
         h = Hand(t)
         h.start_money = list(t.money)
         h.zones_before = t.zones_as_names()
-        h.errors_before = [len(e) for e in self.errors]
-        self._ante(h)
+        h.errors_before = [len(seat.errors) for seat in self.seats]
+        for s in h.order:  # step 1: everyone still in the game pays the ante
+            h.commit(t, s, self.rules.ante)
         try:
-            self._deal_hole_cards(h)
+            h.deal_hole(t)  # step 2
             if self.rules.new_treasure:
-                h.new_treasure = t.draw()  # step 3, face up
+                h.deal_new_treasure(t)  # step 3, face up
             for rnd, deal in enumerate((2, 2, 1, 0)):
                 h.round = rnd
                 self._betting(h)
                 if deal and len(h.contenders()) > 1:
-                    h.shared.extend(t.draw() for _ in range(deal))  # steps 5, 7, 9
+                    h.deal_shared(t, deal)  # steps 5, 7, 9
         except DeckEmpty:
             h.void = True  # RULES.md 7: every chip goes back, nothing else happens
             for s in h.order:
-                t.money[s] += h.committed[s]
+                h.give_back(t, s, h.committed[s])
         if not h.void:
             self._finish(h)
         record = h.record(t, self.errors)
         self._hands.append(record)
-        public = None
-        for seat in h.order:
-            if "on_hand_end" in self._asks[seat]:
-                public = public or record.public()
-                self._tell(seat, "on_hand_end", public)  # being told is not a decision: not counted
+        for s in h.order:
+            self.seats[s].on_hand_end(record.public)
         if h.void or h.ran_out:
             self.end_reason = "deck_empty"
         t.dealer = (t.dealer + 1) % t.n
-        self._shuffle()
+        t.reshuffle(self._card_rng)  # step 17
         if not self.over:
             self._check_next_hand()
         return record
@@ -254,30 +222,13 @@ class Game:
             scores = self._choose_quintets(h, contenders)
         h.returned = returned = uncalled_bet(h.committed)
         if returned:
-            h.committed[returned[0]] -= returned[1]
-            t.money[returned[0]] += returned[1]
+            h.give_back(t, *returned)
         h.pots = split_pots(h.committed, contenders, scores, h.order)
         for pot in h.pots:
             for w, chips in zip(pot.winners, pot.shares, strict=True):
                 t.money[w] += chips
         h.taken = self._award_new_treasure(h)
         h.steals = self._steal(h)
-
-    def _ante(self, h: Hand) -> None:
-        """Step 1: everyone still in the game pays the ante."""
-        ante = self.rules.ante
-        for s in h.order:
-            self.table.money[s] -= ante
-            h.committed[s] += ante
-
-    def _deal_hole_cards(self, h: Hand) -> None:
-        """Step 2: two cards each, one at a time in turn order."""
-        draw = self.table.draw
-        for _ in range(2):
-            for s in h.order:
-                h.hands[s].append(draw())
-        for s in h.order:
-            h.hole[s] = tuple(h.hands[s])
 
     def _betting(self, h: Hand) -> None:
         """Steps 4, 6, 8, 10: one betting round; folding is legal at every decision.
@@ -306,7 +257,7 @@ class Game:
             lim = bet_limits(rules, rnd, high, my_bet, money[s], largest, raises, pot, answerable)
             legal = _LEGAL[lim.to_call == 0][lim.max_raise_to > 0]
             obs = observe(t, h, s, "bet", lim.to_call, lim.min_raise_to, lim.max_raise_to, legal)
-            kind, target = self._legal_action(s, self._ask(s, "act", obs), lim, my_bet)
+            kind, target = self.seats[s].act(obs, lim, my_bet)
             if kind == FOLD:
                 folded[s] = True
                 h.last_folder = s
@@ -316,9 +267,8 @@ class Game:
                     return
                 continue
             added = target - my_bet
-            money[s] -= added
+            h.commit(t, s, added)
             bets[s] = target
-            committed[s] += added
             pot += added
             actions.append(ActionEvent(rnd, s, kind, target, added, money[s] == 0))
             if kind == RAISE:
@@ -329,53 +279,16 @@ class Game:
                 queue = [o for o in order[k + 1:] + order[:k] if not folded[o] and money[o] > 0]
                 i = 0
 
-    def _legal_action(self, seat: int, action: Any, lim: BetLimits, my_bet: int) -> tuple[str, int]:
-        """(kind, round bet after it) of the bot's action if legal; otherwise the error is recorded
-        and the seat checks if that is free, else folds. A call of nothing is a check."""
-        if action.__class__ is Action and (action.kind == CALL or (action.kind == CHECK and not lim.to_call)):
-            return (CALL, my_bet + lim.to_call) if lim.to_call else (CHECK, my_bet)  # the common case, fast
-        try:
-            problem = "act failed" if action is _FAILED else action_problem(action, lim)
-        except Exception as err:  # a malformed Action whose fields misbehave
-            problem = f"act returned a malformed action ({type(err).__name__}: {err})"
-        if problem is None:
-            kind = action.kind
-            if kind == RAISE:
-                return RAISE, int(action.amount)
-            if kind == FOLD:
-                return FOLD, my_bet
-            return (CALL, my_bet + lim.to_call) if lim.to_call else (CHECK, my_bet)
-        if action is not _FAILED:
-            self._error(seat, problem)
-        return (CHECK, my_bet) if lim.to_call == 0 else (FOLD, my_bet)
-
     def _move_spades(self, h: Hand, contenders: list[int]) -> None:
         """Step 11: in turn order, players still in may move Spades Treasures to their hand."""
         if not self.rules.spades:
             return
         t = self.table
         for s in contenders:
-            mine = [c for c in t.treasures[s] if c & 3 == SPADES]
-            if not mine or "move_spades" not in self._asks[s]:
-                continue
-            chosen = self._ask(s, "move_spades", observe(t, h, s, "spades"))
-            if chosen is _FAILED:
-                continue
-            try:
-                moves = [_card_int(c) for c in chosen]
-            except (TypeError, ValueError):
-                self._error(s, f"move_spades returned {chosen!r}, not a list of card ids")
-                continue
-            bad = [c for i, c in enumerate(moves) if c not in mine or c in moves[:i]]
-            if bad:
-                self._error(s, f"move_spades asked for {bad!r}, not distinct Spades Treasures of its own")
-                continue
-            for c in moves:
-                t.treasures[s].remove(c)
-                h.hands[s].append(c)
-            if moves:
-                t.zones_version += 1
-                h.spades_moved[s] = tuple(moves)
+            mine = t.zone_suit(s, SPADES)
+            if mine:
+                for card in self.seats[s].move_spades(partial(observe, t, h, s, "spades"), mine):
+                    h.move_spade(t, s, card)
 
     def _draw_hearts(self, h: Hand, contenders: list[int]) -> bool:
         """Step 12: Hearts draws, in turn order, one optional card at a time. True if the deck ran out.
@@ -386,21 +299,20 @@ class Game:
             return False
         t, chain = self.table, self.rules.hearts_chain
         for s in contenders:
-            ranks = {c >> 2 for c in t.treasures[s] if c & 3 == HEARTS}
+            ranks = {RANK[c] for c in t.zone_suit(s, HEARTS)}
             if not ranks:
                 continue
-            owed = sum(1 for c in h.hands[s] + h.shared if c < 52 and c >> 2 in ranks)
-            asks = "draw_heart" in self._asks[s]
+            owed = sum(1 for c in h.hands[s] + h.shared if RANK[c] in ranks)  # a Joker's rank, -1, never matches
+            seat = self.seats[s]
             while owed > 0:
-                if asks and not self._yes_no(s, "draw_heart", observe(t, h, s, "hearts"), False):
+                if not seat.draw_heart(partial(observe, t, h, s, "hearts")):
                     break  # declining gives up the rest
-                if not t.deck:
+                try:
+                    card = h.draw_heart(t, s)
+                except DeckEmpty:
                     return True
-                card = t.deck.pop()
-                h.hands[s].append(card)
-                h.drawn[s].append(card)
                 owed -= 1
-                if chain and card < 52 and card >> 2 in ranks:
+                if chain and RANK[card] in ranks:
                     owed += 1
         return False
 
@@ -432,21 +344,15 @@ class Game:
         if card is None or h.last_folder is None:
             return None
         s, t = h.last_folder, self.table
-        if card >= 52:
+        if is_joker(card):
             if self.rules.joker_treasure == "discard":
                 return None
-            options = tuple(c for c in h.hole[s] + tuple(h.shared) if c < 52)
+            options = tuple(c for c in h.hole[s] + tuple(h.shared) if not is_joker(c))
             if not options:
                 return None
-            choice = self._ask(s, "choose_joker_treasure", observe(t, h, s, "joker_treasure"), options)
-            if choice is _FAILED or isinstance(choice, bool) or not isinstance(choice, int | np.integer) \
-                    or int(choice) not in options:
-                if choice is not _FAILED:  # the options include hidden hole cards: name none of them
-                    self._error(s, f"choose_joker_treasure returned {choice!r}, not one of its options")
-                choice = max(options, key=lambda c: t.values[c])
-            card = int(choice)
-        t.treasures[s].append(card)
-        t.zones_version += 1
+            default = max(options, key=lambda c: t.values[c])
+            card = self.seats[s].choose_joker_treasure(partial(observe, t, h, s, "joker_treasure"), options, default)
+        t.add_treasure(s, card)
         return card
 
     def _steal(self, h: Hand) -> list[StealEvent]:
@@ -455,42 +361,25 @@ class Game:
             return []
         t = self.table
         zones, values, n = t.treasures, t.values, t.n
-        held = {s: [c for c in zones[s] if c & 3 == DIAMONDS] for s in h.order if "steal" in self._asks[s]}
+        held = {s: t.zone_suit(s, DIAMONDS) for s in h.order if "steal" in self.seats[s].asks}
         events: list[StealEvent] = []
         for s in h.order:
             while held.get(s):
                 usable = [d for d in held[s] if d in zones[s]]
-                options = tuple(Steal(d, v, c) for d in usable for v in range(n) if v != s
-                                for c in zones[v] if values[c] <= values[d])
+                options = [(d, v, c) for d in usable for v in range(n) if v != s
+                           for c in zones[v] if values[c] <= values[d]]
                 if not options:
                     break
-                choice = self._ask(s, "steal", observe(t, h, s, "steal"), options)
-                if choice is None or choice is _FAILED:
+                choice = self.seats[s].steal(partial(observe, t, h, s, "steal"), options)
+                if choice is None:
                     break
-                try:
-                    choice = options[options.index(choice)]
-                except Exception:
-                    self._error(s, f"steal returned {choice!r}, not one of the {len(options)} options")
-                    break
-                zones[s].remove(choice.diamond)
-                t.deck.insert(0, choice.diamond)  # the bottom of the deck
-                zones[choice.victim].remove(choice.card)
-                zones[s].append(choice.card)
-                t.zones_version += 1
-                events.append(StealEvent(s, NAMES[choice.diamond], choice.victim, NAMES[choice.card]))
+                diamond, victim, card = choice
+                t.remove_treasure(s, diamond)
+                t.put_under(diamond)  # the bottom of the deck
+                t.remove_treasure(victim, card)
+                t.add_treasure(s, card)
+                events.append(StealEvent(s, NAMES[diamond], victim, NAMES[card]))
         return events
-
-
-def _overrides(strategy: Strategy, method: str) -> bool:
-    """Whether a bot answers ``method`` itself (a subclass or an instance attribute replaced it)."""
-    return getattr(type(strategy), method) is not getattr(Strategy, method) or method in getattr(
-        strategy, "__dict__", {})
-
-
-def _card_int(card: Any) -> int:
-    if isinstance(card, bool) or not isinstance(card, int | np.integer):
-        raise TypeError(f"{card!r} is not a card id")
-    return int(card)
 
 
 def play_game(strategies: Sequence[Strategy], rules: RuleSet = RuleSet(), seed: int = 0, **kwargs: Any) -> GameResult:

@@ -10,7 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import _eval_tables as _t
-from .cards import RANK_NAMES, format_card, parse_cards
+from .cards import RANK, RANK_BIT, RANK_NAMES, SUIT, card_id, format_card, is_joker, parse_cards
 
 CATEGORY_NAMES = (
     "high card", "one pair", "two pair", "three of a kind", "straight",
@@ -289,21 +289,21 @@ def best_quintet(cards: npt.ArrayLike | str, wild_ranks: int = 0) -> Quintet:
     is_wild = (subsets >= 52) | ((wild >> (subsets.astype(np.int64) >> 2)) & 1).astype(bool)
     cost = np.where(scores == target, is_wild.sum(axis=1), 99)
     chosen = subsets[int(np.argmin(cost))].tolist()
-    wilds = [c for c in chosen if c >= 52 or (wild >> (c >> 2)) & 1]
+    wilds = [c for c in chosen if is_joker(c) or wild & RANK_BIT[c]]
     naturals = [c for c in chosen if c not in wilds]
     missing = _ranks_played(target)
     for c in naturals:
-        missing.remove(c >> 2)
+        missing.remove(RANK[c])
     cat = target >> _t.CAT_SHIFT
     taken = set(naturals)
     stands = []
     for rank in sorted(missing, reverse=True):
         if cat in (5, 8):  # flush, straight flush: the suit of the naturals
-            suit = naturals[0] & 3 if naturals else 0
+            suit = SUIT[naturals[0]] if naturals else 0
         else:  # any suit will do; prefer a card not already shown
-            suit = next((s for s in range(4) if rank * 4 + s not in taken), 0)
-        taken.add(rank * 4 + suit)
-        stands.append(rank * 4 + suit)
+            suit = next((s for s in range(4) if card_id(rank, s) not in taken), 0)
+        taken.add(card_id(rank, suit))
+        stands.append(card_id(rank, suit))
     return Quintet(tuple(chosen), tuple(zip(wilds, stands, strict=True)), target, cat, describe(target))
 
 

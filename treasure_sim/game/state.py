@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from .cards import CLUBS, format_card, parse_cards, value_of
+from .cards import CLUBS, RANK_BIT, SUIT, format_card, is_joker, parse_cards, value_of
 from .history import ActionEvent, HandRecord, PotResult, ShownHand, StealEvent
 from .rules import RuleSet
 from .strategy import Observation
@@ -27,30 +27,80 @@ class DeckEmpty(Exception):
 
 
 class Table:
-    """What lasts between hands: stacks, Treasure Zones, the deck, the button, who is out."""
+    """What lasts between hands: stacks, Treasure Zones, the deck, the button, who is out.
 
-    __slots__ = ("dealer", "deck", "full_deck", "hand_no", "money", "n", "out", "rules", "showdowns",
-                 "treasures", "values", "zones_version")
+    The deck and the zones change only through the methods here, so every card stays accounted for
+    and the zones' snapshot (:meth:`zones`) is rebuilt exactly when a zone changed.
+    """
+
+    __slots__ = ("_deck", "_zones", "_zones_version", "bot_rules", "dealer", "full_deck", "hand_no", "money", "n",
+                 "out", "rules", "showdowns", "treasures", "values", "zones_version")
 
     def __init__(self, n: int, rules: RuleSet, full_deck: tuple[int, ...], money: list[int],
                  treasures: list[list[int]], dealer: int) -> None:
         self.n = n
         self.rules = rules
+        # each seat's own copy of the rules, handed to its bot (setup, observations); never read by the engine
+        self.bot_rules = tuple(rules.replace() for _ in range(n))
         self.full_deck = full_deck
         self.money = money
-        self.treasures = treasures
+        self.treasures = treasures  # read freely; changed only by add_treasure / remove_treasure
         self.out = [False] * n
         self.dealer = dealer
         self.hand_no = 0
-        self.deck: list[int] = []  # the top of the deck is the END of the list
+        self._deck: list[int] = []  # the top of the deck is the END of the list
         self.showdowns: tuple[ShownHand, ...] = ()
         self.values = tuple(value_of(c, rules.ace_value) for c in range(52))  # Diamonds steal values
         self.zones_version = 0  # bumped whenever a zone changes, to refresh cached snapshots
+        self._zones: tuple[tuple[int, ...], ...] = ()
+        self._zones_version = -1
+
+    # ----- the deck ----------------------------------------------------------------------------------
+    @property
+    def deck_size(self) -> int:
+        return len(self._deck)
+
+    def deck_top_first(self) -> tuple[int, ...]:
+        """The deck, top card first (for tests and what-ifs; never shown to a bot)."""
+        return tuple(self._deck[::-1])
 
     def draw(self) -> int:
-        if not self.deck:
+        """The top card; `DeckEmpty` if there is none."""
+        if not self._deck:
             raise DeckEmpty
-        return self.deck.pop()
+        return self._deck.pop()
+
+    def put_under(self, card: int) -> None:
+        """A card to the bottom of the deck (a Diamond spent on a steal)."""
+        self._deck.insert(0, card)
+
+    def reshuffle(self, rng: np.random.Generator, stacked: Sequence[int] = ()) -> None:
+        """Step 17: every card not in a Treasure Zone back into the deck, shuffled; ``stacked`` on top."""
+        held = {c for z in self.treasures for c in z}
+        held.update(stacked)
+        rest = [c for c in self.full_deck if c not in held]
+        rng.shuffle(rest)
+        self._deck = rest + list(stacked)[::-1]
+
+    # ----- the Treasure Zones ------------------------------------------------------------------------
+    def add_treasure(self, seat: int, card: int) -> None:
+        self.treasures[seat].append(card)
+        self.zones_version += 1
+
+    def remove_treasure(self, seat: int, card: int) -> None:
+        self.treasures[seat].remove(card)
+        self.zones_version += 1
+
+    def zones(self) -> tuple[tuple[int, ...], ...]:
+        """The Treasure Zones as tuples, rebuilt only when a zone has changed."""
+        if self._zones_version != self.zones_version:
+            self._zones = tuple([tuple(z) for z in self.treasures])
+            self._zones_version = self.zones_version
+        return self._zones
+
+    def zone_suit(self, seat: int, suit: int) -> list[int]:
+        """``seat``'s Treasures of one suit (zones never hold a Joker)."""
+        return [c for c in self.treasures[seat] if SUIT[c] == suit]
 
     def turn_order(self, dealer: int) -> list[int]:
         """Every seat, starting left of the dealer and going round once."""
@@ -62,8 +112,8 @@ class Table:
             return 0
         mask = 0
         for c in self.treasures[seat]:
-            if c & 3 == CLUBS:  # zones never hold a Joker
-                mask |= 1 << (c >> 2)
+            if SUIT[c] == CLUBS:
+                mask |= RANK_BIT[c]
         return mask
 
     def zones_as_names(self) -> tuple[tuple[str, ...], ...]:
@@ -71,11 +121,15 @@ class Table:
 
 
 class Hand:
-    """One hand in progress. Per-seat lists are indexed by seat."""
+    """One hand in progress. Per-seat lists are indexed by seat.
 
-    __slots__ = ("_zones", "_zones_version", "actions", "bets", "committed", "drawn", "errors_before", "folded",
-                 "hands", "hole", "in_hand", "last_folder", "new_treasure", "order", "pots", "ran_out", "returned",
-                 "round", "shared", "shown", "spades_moved", "start_money", "steals", "taken", "void", "zones_before")
+    Cards reach a hand only through :meth:`deal_hole`, :meth:`deal_shared`, :meth:`move_spade` and
+    :meth:`draw_heart`, chips only through :meth:`commit`, so the record agrees with the table.
+    """
+
+    __slots__ = ("actions", "bets", "committed", "drawn", "errors_before", "folded", "hands", "hole", "in_hand",
+                 "last_folder", "new_treasure", "order", "pots", "ran_out", "returned", "round", "shared", "shown",
+                 "spades_moved", "start_money", "steals", "taken", "void", "zones_before")
 
     def __init__(self, table: Table) -> None:
         n = table.n
@@ -93,8 +147,6 @@ class Hand:
         self.round = 0
         self.spades_moved: list[tuple[int, ...]] = [() for _ in range(n)]
         self.drawn: list[list[int]] = [[] for _ in range(n)]
-        self._zones: tuple[tuple[int, ...], ...] = ()
-        self._zones_version = -1
         # the outcome, filled in as the steps go, for the record
         self.start_money: list[int] = []
         self.zones_before: tuple[tuple[str, ...], ...] = ()
@@ -110,14 +162,50 @@ class Hand:
         """Seats still in the hand, in turn order."""
         return [s for s in self.order if not self.folded[s]]
 
-    def zones(self, table: Table) -> tuple[tuple[int, ...], ...]:
-        """The Treasure Zones as tuples, rebuilt only when a zone has changed."""
-        if self._zones_version != table.zones_version:
-            self._zones = tuple([tuple(z) for z in table.treasures])
-            self._zones_version = table.zones_version
-        return self._zones
+    # ----- cards -------------------------------------------------------------------------------------
+    def deal_hole(self, table: Table) -> None:
+        """Step 2: two cards each, one at a time in turn order."""
+        draw = table.draw
+        for _ in range(2):
+            for s in self.order:
+                self.hands[s].append(draw())
+        for s in self.order:
+            self.hole[s] = tuple(self.hands[s])
 
-    def record(self, t: Table, errors: list[list[str]]) -> HandRecord:
+    def deal_new_treasure(self, table: Table) -> None:
+        """Step 3: the New Treasure, face up."""
+        self.new_treasure = table.draw()
+
+    def deal_shared(self, table: Table, count: int) -> None:
+        """Steps 5, 7, 9: ``count`` shared cards."""
+        self.shared.extend(table.draw() for _ in range(count))
+
+    def move_spade(self, table: Table, seat: int, card: int) -> None:
+        """Step 11: a Spades Treasure from ``seat``'s zone to its hand (an ordinary card from now on)."""
+        table.remove_treasure(seat, card)
+        self.hands[seat].append(card)
+        self.spades_moved[seat] += (card,)
+
+    def draw_heart(self, table: Table, seat: int) -> int:
+        """Step 12: one Hearts draw into ``seat``'s hand; `DeckEmpty` if the deck is out."""
+        card = table.draw()
+        self.hands[seat].append(card)
+        self.drawn[seat].append(card)
+        return card
+
+    # ----- chips -------------------------------------------------------------------------------------
+    def commit(self, table: Table, seat: int, chips: int) -> None:
+        """``seat`` puts ``chips`` from its stack into this hand (an ante, a bet, a call)."""
+        table.money[seat] -= chips
+        self.committed[seat] += chips
+
+    def give_back(self, table: Table, seat: int, chips: int) -> None:
+        """Chips committed by ``seat`` go back to its stack (an uncalled bet, a void hand)."""
+        self.committed[seat] -= chips
+        table.money[seat] += chips
+
+    # ----- the record --------------------------------------------------------------------------------
+    def record(self, t: Table, errors: Sequence[Sequence[str]]) -> HandRecord:
         """The hand's record (cards as names), with the errors bots made since it began."""
         n = t.n
         return HandRecord(
@@ -141,7 +229,7 @@ class Hand:
             steals=tuple(self.steals),
             treasures_after=t.zones_as_names(),
             money_after=tuple(t.money),
-            deck_size_after=len(t.deck),
+            deck_size_after=t.deck_size,
             void=self.void,
             deck_ran_out=self.ran_out,
             errors=tuple([(s, e) for s in range(n) for e in errors[s][self.errors_before[s]:]]),
@@ -168,7 +256,7 @@ def observe(table: Table, hand: Hand, seat: int, phase: str, to_call: int = 0, m
         tuple(hand.hands[seat]),
         tuple(hand.shared),
         hand.new_treasure,
-        hand.zones(table),
+        table.zones(),
         tuple(money),
         tuple(hand.bets),
         tuple(committed),
@@ -176,7 +264,7 @@ def observe(table: Table, hand: Hand, seat: int, phase: str, to_call: int = 0, m
         tuple(folded),
         in_hand,
         tuple([in_hand[s] and not folded[s] and not money[s] for s in range(table.n)]),
-        len(table.deck),
+        table.deck_size,
         hand.round,
         to_call,
         min_raise_to,
@@ -186,7 +274,7 @@ def observe(table: Table, hand: Hand, seat: int, phase: str, to_call: int = 0, m
         hand.last_folder,
         table.wild_mask(seat),
         table.showdowns,
-        table.rules,
+        table.bot_rules[seat],
     ))
 
 
@@ -209,7 +297,7 @@ def check_treasures(treasures: Mapping | None, n: int) -> list[list[int]]:
         if isinstance(seat, bool) or not isinstance(seat, int | np.integer) or not 0 <= seat < n:
             raise ValueError(f"treasures: seat {seat!r} is not a seat 0..{n - 1}")
         for c in parse_cards(cards, distinct=True).tolist():
-            if c >= 52:
+            if is_joker(c):
                 raise ValueError(f"treasures: seat {seat} has {format_card(c)}; Jokers never enter a zone")
             if c in seen:
                 raise ValueError(f"treasures: {format_card(c)} is in the zones of seats {seen[c]} and {seat}")

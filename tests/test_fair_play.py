@@ -1,0 +1,262 @@
+"""Fair play inside the process (issue 11): bots are adversaries. Each attack below used to work; now the
+attempt fails, is recorded as the bot's error, and changes nothing else in the game (compared, where that
+makes sense, with the same game played by an honest bot that gave the fallback answer)."""
+
+from __future__ import annotations
+
+import numpy as np
+from conftest import ScriptedBot, stacked
+
+from treasure_sim import Action, Game, RuleSet, Steal
+from treasure_sim.game.cards import parse_card
+from treasure_sim.game.strategy import FOLD, RAISE
+
+
+def _same_except_errors(a, b) -> None:
+    """The same game (or hand) but for the bots' errors, names and timings."""
+    da, db = a.to_dict(), b.to_dict()
+    for d in (da, db):
+        for key in ("errors", "strategies", "decision_time", "decisions", "timeouts"):
+            d.pop(key, None)
+    assert da == db
+
+
+# ----- answers read once, as plain values of exact types -------------------------------------------------
+class TwoFacedAction(Action):
+    """Reads "fold" the first time its kind is looked at and "raise" after; its amount is -50."""
+
+    __slots__ = ("reads",)
+
+    def __getattribute__(self, name):
+        if name == "kind":
+            reads = object.__getattribute__(self, "reads")
+            object.__setattr__(self, "reads", reads + 1)
+            return FOLD if reads == 0 else RAISE
+        if name == "amount":
+            return -50
+        return object.__getattribute__(self, name)
+
+
+class TwoFacedBot(ScriptedBot):
+    def act(self, obs):
+        if obs.hand_no == 1 and obs.round == 0 and not self.bets:
+            super().act(obs)
+            action = TwoFacedAction(RAISE, -50)
+            object.__setattr__(action, "reads", 0)
+            return action
+        return super().act(obs)
+
+
+def test_an_action_that_changes_between_reads_is_refused():
+    deck = stacked(3, {0: "2c 3c", 1: "4d 5d", 2: "6h 8h"}, new="Kd", shared="2d 7s 9h Js 4c")
+    cheat = Game([ScriptedBot(), TwoFacedBot(), ScriptedBot()], deck=deck)
+    rec = cheat.play_hand()
+    honest = Game([ScriptedBot(), ScriptedBot(["check"]), ScriptedBot()], deck=deck)  # the fallback: check
+    _same_except_errors(rec, honest.play_hand())
+    assert cheat.money == honest.money and sum(cheat.money) == 300
+    assert [s for s, _ in rec.errors] == [1] and "-50" in rec.errors[0][1]
+
+
+class OddNumbers(ScriptedBot):
+    """Raises by amounts of the wrong type: an int subclass, a bool, a float; then a numpy int (fine)."""
+
+    class Sneaky(int):
+        def __le__(self, other):  # claims to be within any range
+            return True
+
+        def __ge__(self, other):
+            return True
+
+    def __init__(self, amount):
+        super().__init__()
+        self.amount = amount
+
+    def act(self, obs):
+        super().act(obs)
+        return Action(RAISE, self.amount) if obs.round == 0 and "raise" in obs.legal else Action.check()
+
+
+def test_raise_amounts_must_be_exact_whole_numbers():
+    for amount in (OddNumbers.Sneaky(-50), True, 5.0, "7"):
+        game = Game([ScriptedBot(), OddNumbers(amount)])
+        rec = game.play_hand()
+        assert [s for s, _ in rec.errors] == [1] and sum(game.money) == 200, amount
+        assert all(a.kind != "raise" for a in rec.actions if a.seat == 1)
+    rec = Game([ScriptedBot(), OddNumbers(np.int64(7))]).play_hand()  # an exact numpy integer is a number
+    assert rec.errors == () and rec.actions[0].kind == "raise" and rec.actions[0].to == 7
+
+
+class StrSubclass(str):
+    def __eq__(self, other):
+        return True
+
+    __hash__ = str.__hash__
+
+
+def test_an_action_kind_must_be_an_exact_string():
+    class Weird(ScriptedBot):
+        def act(self, obs):
+            super().act(obs)
+            return Action(StrSubclass("raise"), 10**6)
+
+    game = Game([ScriptedBot(), Weird()])
+    rec = game.play_hand()
+    assert [s for s, _ in rec.errors][:1] == [1] and sum(game.money) == 200
+    assert all(a.kind == "check" for a in rec.actions if a.seat == 1)
+
+
+# ----- Steal options: the engine keeps its own ----------------------------------------------------------------
+class OptionForger(ScriptedBot):
+    """Rewrites the first Steal option it is handed so that its 3♦ takes the K♣, then answers with it."""
+
+    def steal(self, obs, options):
+        super().steal(obs, options)
+        first = options[0]
+        object.__setattr__(first, "card", parse_card("Kc"))
+        return first
+
+
+def test_a_bot_cannot_forge_a_steal_by_mutating_its_options():
+    zones = {0: "Kc 2h", 1: "3d"}
+    game = Game([ScriptedBot(), OptionForger()], treasures=zones)
+    rec = game.play_hand()
+    assert rec.steals == () and game.treasures == (("Kc", "2h"), ("3d",))
+    assert [s for s, _ in rec.errors] == [1] and "not one of the 1 options" in rec.errors[0][1]
+    game.play_hand()  # and again: what it forged last time is not the engine's option
+    assert game.treasures == (("Kc", "2h"), ("3d",)) and len(game.errors[1]) == 2
+
+
+class TwoFacedInt(int):
+    """An int that equals anything, and converts to one of the options once, then to the black Joker."""
+
+    reads = 0
+
+    def __eq__(self, other):
+        return True
+
+    __hash__ = int.__hash__
+
+    def __int__(self):
+        TwoFacedInt.reads += 1
+        return parse_card("5c") if TwoFacedInt.reads == 1 else parse_card("BJ")
+
+    __index__ = __int__
+
+
+class IntSubclassJoker(ScriptedBot):
+    def choose_joker_treasure(self, obs, options):
+        super().choose_joker_treasure(obs, options)
+        TwoFacedInt.reads = 0
+        return TwoFacedInt(parse_card("BJ"))
+
+
+def test_a_joker_treasure_choice_must_be_an_exact_int_among_the_options():
+    hole = {0: "Kd 5c", 1: "2d 3d"}
+    game = Game([IntSubclassJoker(["fold"]), ScriptedBot()], deck=stacked(2, hole, dealer=1, new="RJ"), dealer=1)
+    rec = game.play_hand()
+    assert game.treasures[0] == ("Kd",) and rec.treasure_taken == "Kd"  # the default, never a Joker
+    assert [s for s, _ in rec.errors] == [0] and "not one of its options" in rec.errors[0][1]
+
+
+def test_a_steal_answer_with_int_subclass_fields_is_refused():
+    class Forger(ScriptedBot):
+        def steal(self, obs, options):
+            super().steal(obs, options)
+            st = Steal(parse_card("3d"), 0, parse_card("2h"))
+            object.__setattr__(st, "card", TwoFacedInt(parse_card("2h")))
+            return st
+
+    game = Game([ScriptedBot(), Forger()], treasures={0: "Kc 2h", 1: "3d"})
+    rec = game.play_hand()
+    assert rec.steals == () and game.treasures == (("Kc", "2h"), ("3d",)) and rec.errors[0][0] == 1
+
+
+# ----- the rules a bot sees are its own copy -------------------------------------------------------------------
+class RuleBender(ScriptedBot):
+    """Rewrites every RuleSet it can reach: the one from setup and the one in each observation."""
+
+    def setup(self, seat, n_players, rules, rng):
+        super().setup(seat, n_players, rules, rng)
+        object.__setattr__(rules, "ante", 50)
+
+    def act(self, obs):
+        object.__setattr__(obs.rules, "betting", "fixed-limit")
+        object.__setattr__(obs.rules, "starting_money", 1)
+        object.__setattr__(obs.rules, "max_hands", 1)
+        return super().act(obs)
+
+
+def test_a_bot_cannot_change_the_rules():
+    rules = RuleSet(max_hands=5)
+    bent = Game([RuleBender(), ScriptedBot(["raise 30"])], rules).play()
+    plain = Game([ScriptedBot(), ScriptedBot(["raise 30"])], rules).play()
+    _same_except_errors(bent, plain)
+    assert bent.hands_played == 5 and bent.rules == RuleSet(max_hands=5).to_dict()
+    assert rules == RuleSet(max_hands=5)  # the caller's object too
+
+
+def test_the_default_rules_cannot_be_poisoned_across_games():
+    Game([RuleBender(), ScriptedBot()]).play_hand()
+    result = Game([ScriptedBot(), ScriptedBot()]).play_hand()
+    assert result.antes == (1, 1)
+    assert RuleSet() == RuleSet(ante=1, betting="no-limit")
+
+
+# ----- seeds: nothing a bot holds reveals the cards ----------------------------------------------------------
+class SeedSpy(ScriptedBot):
+    """Rebuilds the card generator from its own seed, as the engine used to derive it (a sibling spawn)."""
+
+    def setup(self, seat, n_players, rules, rng):
+        super().setup(seat, n_players, rules, rng)
+        mine = rng.bit_generator.seed_seq
+        root = np.random.SeedSequence(mine.entropy, spawn_key=mine.spawn_key[:-1])
+        cards = np.random.default_rng(root.spawn(n_players + 1)[0])
+        deck = list(range(52 + rules.jokers))
+        cards.shuffle(deck)
+        self.predicted = {(s, i): deck[-1 - (i * n_players + (s - 1) % n_players)]
+                          for s in range(n_players) for i in range(2)}  # dealer 0: seat 1 first
+
+    def act(self, obs):
+        self.guess = tuple(self.predicted[(obs.seat, i)] for i in range(2))
+        return super().act(obs)
+
+
+def test_a_bot_cannot_rebuild_the_card_stream_from_its_own_seed():
+    for seed in range(5):
+        spy = SeedSpy()
+        game = Game([spy, ScriptedBot(), ScriptedBot()], seed=seed)
+        game.play_hand()
+        assert spy.guess != spy.bets[0].hand  # the sibling-spawn attack no longer predicts its own hole cards
+        entropy = spy.rng.bit_generator.seed_seq.entropy
+        assert entropy != seed and entropy.bit_length() > 200 and spy.rng.bit_generator.seed_seq.spawn_key == ()
+
+
+def test_seeds_are_keyed_hashes_pinned_on_every_machine():
+    from treasure_sim.game.seeding import derive, hardened_root_key, root_key
+
+    assert derive(root_key(0), "cards").entropy == CARDS_OF_SEED_0
+    assert derive(hardened_root_key(7), "bot", 3, 1, 2).entropy == BOT_3_1_2_OF_HARDENED_7
+    key = root_key(0)
+    paths = [("cards", 1), ("cards", 2), ("bot", 1, 0, 0), ("bot", 1, 0, 1), ("bot", "1", 0, 1), ("cards", 12)]
+    assert len({derive(key, *p).entropy for p in paths}) == len(paths)
+    assert hardened_root_key(7) != root_key(7) and root_key(7) != root_key("7")
+
+
+def test_explicit_card_and_bot_seeds():
+    from strategies.random_bot import RandomBot
+    from treasure_sim.game.seeding import derive, hardened_root_key
+
+    key = hardened_root_key(2024)
+
+    def play(rotation):
+        bots = [RandomBot() for _ in range(3)]
+        game = Game(bots, RuleSet(max_hands=3), deal_seed=derive(key, "cards", 5),
+                    bot_seeds=[derive(key, "bot", 5, rotation, s) for s in range(3)])
+        return game.play_hand().hole, bots[0].rng.bit_generator.seed_seq.entropy
+
+    (hole_a, bot_a), (hole_b, bot_b), (hole_c, bot_c) = play(0), play(1), play(0)
+    assert hole_a == hole_b == hole_c and bot_a != bot_b and bot_a == bot_c
+
+
+CARDS_OF_SEED_0 = 87394852986893707553360912581664094234594241753441335860029512824161250546588
+BOT_3_1_2_OF_HARDENED_7 = 45251660945963856016997400593773327617463626260056951464580063709156619937733

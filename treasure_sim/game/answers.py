@@ -1,0 +1,129 @@
+"""Reading a bot's answer into plain values, once, without running any of the bot's code.
+
+Why: a bot is an adversary. An answer object may be a subclass whose fields change each time they are
+read, an ``int`` subclass that equals anything, a ``str`` subclass whose ``__eq__`` lies, an object
+whose ``__repr__`` raises or never returns. So every answer is read exactly once, field by field,
+through the base class's own slots, and kept only if each value is of an exact built-in type
+(``type(x) is int``: never ``bool`` nor an ``int`` subclass; exact numpy integers are converted).
+The engine then checks those plain values against its own options. Nothing here calls a method the
+bot could have defined: not ``__eq__``, ``__hash__``, ``__int__``, ``__iter__``, ``__repr__`` nor ``__str__``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .strategy import ACTION_KINDS, Action, Steal
+
+NUMPY_INTS = frozenset(np.dtype(code).type for code in np.typecodes["AllInteger"])
+_KINDS = frozenset(ACTION_KINDS)
+_ACTION_KIND, _ACTION_AMOUNT = Action.__dict__["kind"], Action.__dict__["amount"]  # the slots themselves
+_STEAL_FIELDS = tuple(Steal.__dict__[name] for name in ("diamond", "victim", "card"))
+_TYPE_NAME = type.__dict__["__name__"]  # a metaclass cannot override what this reads
+_ARGS = BaseException.__dict__["args"]  # nor can an exception class override this
+_PLAIN = (int, float, str, bool, type(None))
+_MAX_TEXT = 200
+
+
+class BadAnswer(Exception):
+    """An answer that is not of the required form; the message says why without running bot code."""
+
+
+def exact_int(value: Any) -> int | None:
+    """``value`` as an int if it is exactly an int or an exact numpy integer; else None (bools too)."""
+    kind = type(value)
+    if kind is int:
+        return value
+    if kind in NUMPY_INTS:
+        return int(value)
+    return None
+
+
+def read_action(answer: Any) -> tuple[str, Any]:
+    """(kind, amount) of an `Action` (or subclass) read once from its slots: kind an exact str, amount as stored.
+
+    Raises `BadAnswer` when the answer is not an Action or its kind is not one of the four kinds.
+    """
+    try:
+        kind = _ACTION_KIND.__get__(answer, Action)
+        amount = _ACTION_AMOUNT.__get__(answer, Action)
+    except Exception:  # not an Action at all (the slot refuses other types), or a slot never set
+        raise BadAnswer(f"act returned {safe_repr(answer)}, not an Action") from None
+    if type(kind) is not str or kind not in _KINDS:
+        raise BadAnswer(f"unknown action kind {safe_repr(kind)}")
+    return kind, amount
+
+
+def read_steal(answer: Any) -> tuple[int, int, int]:
+    """(diamond, victim, card) of a `Steal` read once from its slots, as exact ints; else `BadAnswer`."""
+    try:
+        fields = tuple(slot.__get__(answer, Steal) for slot in _STEAL_FIELDS)
+    except Exception:
+        raise BadAnswer(f"{safe_repr(answer)}, not a Steal") from None
+    values = tuple(exact_int(f) for f in fields)
+    if None in values:
+        raise BadAnswer(f"a Steal whose fields are not whole numbers ({', '.join(safe_repr(f) for f in fields)})")
+    return values  # type: ignore[return-value]
+
+
+def read_cards(answer: Any) -> list[int]:
+    """A list or tuple of card ids (or a numpy integer array), as exact ints; else `BadAnswer`."""
+    kind = type(answer)
+    if kind is np.ndarray:
+        if answer.dtype.kind not in "iu" or answer.ndim != 1:
+            raise BadAnswer(f"an array of {answer.dtype} with shape {answer.shape}, not a list of card ids")
+        return [int(c) for c in answer.tolist()]
+    if kind is not list and kind is not tuple:
+        raise BadAnswer(f"{safe_repr(answer)}, not a list of card ids")
+    items = list(answer)  # an exact list or tuple: iterating runs no bot code
+    cards = [exact_int(c) for c in items]
+    if None in cards:
+        raise BadAnswer(f"{safe_repr(answer)}, not a list of card ids")
+    return cards  # type: ignore[return-value]
+
+
+def read_bool(answer: Any) -> bool | None:
+    """True or False (or a numpy bool); None for anything else."""
+    if answer is True or answer is False:
+        return answer
+    if type(answer) is np.bool_:
+        return bool(answer)
+    return None
+
+
+def type_name(value: Any) -> str:
+    return _TYPE_NAME.__get__(type(value), type)
+
+
+def safe_repr(value: Any, depth: int = 0) -> str:
+    """A short repr that runs no bot code: built-in plain values and containers of them, else the type name."""
+    kind = type(value)
+    if kind in _PLAIN:
+        text = repr(value)
+    elif kind in NUMPY_INTS or kind is np.bool_:
+        text = repr(value.item())
+    elif (kind is list or kind is tuple) and depth < 2:
+        inner = ", ".join(safe_repr(v, depth + 1) for v in list(value)[:12])
+        more = ", ..." if len(value) > 12 else ""
+        text = f"[{inner}{more}]" if kind is list else f"({inner}{more}{',' if len(value) == 1 else ''})"
+    elif (kind is Action or kind is Steal) and depth < 2:  # our own classes; their fields may still be anything
+        slots = (_ACTION_KIND, _ACTION_AMOUNT) if kind is Action else _STEAL_FIELDS
+        try:
+            text = f"{kind.__name__}({', '.join(safe_repr(s.__get__(value, kind), depth + 1) for s in slots)})"
+        except AttributeError:  # a slot never set
+            text = f"<{kind.__name__} object>"
+    else:
+        text = f"<{type_name(value)} object>"
+    return text if len(text) <= _MAX_TEXT else text[:_MAX_TEXT - 3] + "..."
+
+
+def describe_exception(err: BaseException) -> str:
+    """``Type: message`` on one line, from the exception's args only if they are plain strings or numbers."""
+    args = _ARGS.__get__(err, BaseException)
+    parts = [a if type(a) is str else repr(a) for a in args if type(a) in _PLAIN] if type(args) is tuple else []
+    message = ", ".join(parts) if len(parts) == len(args) else ""
+    text = f"{type_name(err)}: {message}" if message else type_name(err)
+    text = " ".join(text.split())  # one line
+    return text if len(text) <= _MAX_TEXT else text[:_MAX_TEXT - 3] + "..."

@@ -1,0 +1,206 @@
+"""The door between the engine and a bot: one `Seat` per player asks, counts, times, checks and records.
+
+Why one place: a bot is untrusted code. Every question the engine puts to it goes through its seat,
+which calls the bot, counts and times the decision, checks the answer against the options the
+engine itself computed, falls back to the default answer when the bot fails, and records the error
+against the seat (or raises `StrategyError` in a strict game). The engine's steps then read as
+rules: "ask seat s for a betting action within these limits" returns an already legal answer.
+
+Methods a bot does not override (``keep_playing``, ``move_spades``, ``draw_heart``, ``steal``,
+``on_hand_end``) have a fixed default answer, so the bot is not asked and no observation is built:
+those questions take a zero-argument ``look`` that builds the observation only when it is needed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from time import perf_counter
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .answers import BadAnswer, describe_exception, exact_int, read_action, read_bool, read_cards, read_steal, safe_repr
+from .betting import BetLimits, action_problem
+from .strategy import ACTION_KINDS, CALL, CHECK, FOLD, RAISE, Action, Observation, Steal, Strategy
+
+if TYPE_CHECKING:
+    from .history import HandRecord
+    from .rules import RuleSet
+    from .state import Table
+
+SKIPPABLE = ("keep_playing", "move_spades", "draw_heart", "steal", "on_hand_end")
+"""Methods whose base-class answer is fixed (go on, keep, draw, no steal, nothing): not asked unless overridden."""
+
+_KINDS = frozenset(ACTION_KINDS)
+_FAILED = object()  # what _ask returns when the bot raised (the error is already recorded)
+
+
+class StrategyError(RuntimeError):
+    """A bot misbehaved and the game is strict (``Game(..., strict=True)``)."""
+
+
+def overrides(bot: Strategy, method: str) -> bool:
+    """Whether a bot answers ``method`` itself (a subclass or an instance attribute replaced it)."""
+    return getattr(type(bot), method) is not getattr(Strategy, method) or method in getattr(bot, "__dict__", {})
+
+
+class Seat:
+    """One seat's bot, asked only through here. Counts ``decisions`` and ``seconds``, keeps ``errors``."""
+
+    __slots__ = ("asks", "bot", "decisions", "errors", "index", "seconds", "strict", "table")
+
+    def __init__(self, index: int, bot: Strategy, table: Table, *, strict: bool = False) -> None:
+        self.index = index
+        self.bot = bot
+        self.table = table  # read for the hand number that errors name
+        self.strict = strict
+        self.decisions = 0
+        self.seconds = 0.0
+        self.errors: list[str] = []
+        self.asks: frozenset[str] = frozenset()
+
+    def __repr__(self) -> str:
+        return f"Seat({self.index}, {self.bot!r})"
+
+    # ----- calling the bot -------------------------------------------------------------------------
+    def _ask(self, method: str, *args: Any) -> Any:
+        """A decision: counted and timed; an exception is recorded and ``_FAILED`` returned."""
+        self.decisions += 1
+        start = perf_counter()
+        try:
+            return self._tell(method, *args)
+        finally:
+            self.seconds += perf_counter() - start
+
+    def _tell(self, method: str, *args: Any) -> Any:
+        """Call the bot; an exception is recorded against the seat and ``_FAILED`` returned."""
+        try:
+            return getattr(self.bot, method)(*args)
+        except Exception as err:
+            self.error(f"{method} raised {describe_exception(err)}", err)
+            return _FAILED
+
+    def error(self, message: str, cause: BaseException | None = None) -> None:
+        """Record a misstep (strict games raise `StrategyError` instead)."""
+        text = f"hand {self.table.hand_no}: {message}"
+        if self.strict:
+            raise StrategyError(f"seat {self.index} ({self.bot!r}): {text}") from cause
+        self.errors.append(text)
+
+    def _yes_no(self, method: str, obs: Observation, on_error: bool) -> bool:
+        answer = self._ask(method, obs)
+        yes = read_bool(answer)
+        if yes is not None:
+            return yes
+        if answer is not _FAILED:
+            self.error(f"{method} returned {safe_repr(answer)}, not True or False")
+        return on_error
+
+    # ----- the questions ---------------------------------------------------------------------------
+    def setup(self, n_players: int, rules: RuleSet, rng: np.random.Generator) -> None:
+        """Start of the game: the bot learns its seat, the table size, the rules and its generator."""
+        self.bot.setup(self.index, n_players, rules, rng)
+        self.asks = frozenset(m for m in SKIPPABLE if overrides(self.bot, m))  # after setup: it may add methods
+
+    def act(self, obs: Observation, lim: BetLimits, my_bet: int) -> tuple[str, int]:
+        """A betting decision as (kind, this round's bet after it), legal under ``lim``.
+
+        An illegal answer is recorded and the seat checks if that is free, else folds. A call of
+        nothing is a check.
+        """
+        answer = self._ask("act", obs)
+        if type(answer) is Action:  # our own class: its slots can be read directly, once
+            kind, amount = answer.kind, answer.amount
+            if kind is CALL or (kind is CHECK and not lim.to_call):  # the common case, fast (interned names)
+                return (CALL, my_bet + lim.to_call) if lim.to_call else (CHECK, my_bet)
+            if type(kind) is not str or kind not in _KINDS:
+                return self._refuse_action(f"unknown action kind {safe_repr(kind)}", lim, my_bet)
+        elif answer is _FAILED:
+            return self._refuse_action(None, lim, my_bet)
+        else:
+            try:
+                kind, amount = read_action(answer)
+            except BadAnswer as bad:
+                return self._refuse_action(str(bad), lim, my_bet)
+        problem = action_problem(kind, amount, lim)
+        if problem is not None:
+            return self._refuse_action(problem, lim, my_bet)
+        if kind == RAISE:
+            return RAISE, exact_int(amount)  # type: ignore[return-value]  # checked by action_problem
+        if kind == FOLD:
+            return FOLD, my_bet
+        return (CALL, my_bet + lim.to_call) if lim.to_call else (CHECK, my_bet)
+
+    def _refuse_action(self, problem: str | None, lim: BetLimits, my_bet: int) -> tuple[str, int]:
+        """The fallback for an illegal answer: check if that is free, else fold (the error recorded)."""
+        if problem is not None:
+            self.error(problem)
+        return (CHECK, my_bet) if lim.to_call == 0 else (FOLD, my_bet)
+
+    def move_spades(self, look: Callable[[], Observation], mine: Sequence[int]) -> tuple[int, ...]:
+        """Step 11: which of ``mine`` (its Spades Treasures) to move to its hand; () on any error."""
+        if "move_spades" not in self.asks:
+            return ()
+        chosen = self._ask("move_spades", look())
+        if chosen is _FAILED:
+            return ()
+        try:
+            moves = read_cards(chosen)
+        except BadAnswer as bad:
+            self.error(f"move_spades returned {bad}")
+            return ()
+        bad_moves = [c for i, c in enumerate(moves) if c not in mine or c in moves[:i]]
+        if bad_moves:
+            self.error(f"move_spades asked for {bad_moves!r}, not distinct Spades Treasures of its own")
+            return ()
+        return tuple(moves)
+
+    def draw_heart(self, look: Callable[[], Observation]) -> bool:
+        """Step 12: take the next Hearts draw? Not answering properly declines."""
+        if "draw_heart" not in self.asks:
+            return True
+        return self._yes_no("draw_heart", look(), False)
+
+    def choose_joker_treasure(self, look: Callable[[], Observation], options: tuple[int, ...],
+                              default: int) -> int:
+        """Step 15: one of ``options`` (the bot is handed the same ints); ``default`` when the answer is not."""
+        choice = self._ask("choose_joker_treasure", look(), options)
+        card = exact_int(choice)
+        if card is not None and card in options:
+            return card
+        if choice is not _FAILED:  # the options include hidden hole cards: name none of them
+            self.error(f"choose_joker_treasure returned {safe_repr(choice)}, not one of its options")
+        return default
+
+    def steal(self, look: Callable[[], Observation],
+              options: Sequence[tuple[int, int, int]]) -> tuple[int, int, int] | None:
+        """Step 16: one of ``options`` as (diamond, victim, card), or None to stop (also on any error).
+
+        The bot is handed fresh `Steal` copies of the options; its answer's fields are read once and
+        looked up in the engine's own ``options``, so changing what it was handed changes nothing.
+        """
+        if "steal" not in self.asks:
+            return None
+        choice = self._ask("steal", look(), tuple([Steal(*o) for o in options]))
+        if choice is None or choice is _FAILED:
+            return None
+        try:
+            wanted = read_steal(choice)
+        except BadAnswer as bad:
+            self.error(f"steal returned {bad}")
+            return None
+        if wanted not in options:
+            self.error(f"steal returned {safe_repr(choice)}, not one of the {len(options)} options")
+            return None
+        return wanted
+
+    def keep_playing(self, look: Callable[[], Observation]) -> bool:
+        """Before a hand: go on? A bot that does not answer properly goes on."""
+        if "keep_playing" not in self.asks:
+            return True
+        return self._yes_no("keep_playing", look(), True)
+
+    def on_hand_end(self, public: Callable[[], HandRecord]) -> None:
+        """Tell the bot the hand's public record, a copy of its own (being told is not a decision: not counted)."""
+        if "on_hand_end" in self.asks:
+            self._tell("on_hand_end", public())
