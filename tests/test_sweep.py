@@ -104,8 +104,8 @@ def _first_hole_cards(exp, deal, rotation=0):
     tables = round_robin(len(exp.entrants), exp.table_size)
     seats = seating(tables[deal % len(tables)], rotation)
     bots = [load_strategy(exp.entrants[e].strategy, **exp.entrants[e].params) for e in seats]
-    card_seed, bot_seed = game_seeds(exp.seed, deal, rotation)
-    return Game(bots, exp.rules, bot_seed, deal_seed=card_seed, quintets=False).play_hand().hole
+    card_seed, bot_seeds = game_seeds(exp.seed, deal, rotation, len(seats))
+    return Game(bots, exp.rules, None, deal_seed=card_seed, bot_seeds=bot_seeds, quintets=False).play_hand().hole
 
 
 def test_every_variant_that_keeps_the_deck_deals_the_same_first_cards():

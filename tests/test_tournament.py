@@ -89,11 +89,20 @@ def test_seating_rotates_every_entrant_through_every_seat():
         assert sorted(s[seat] for s in seats) == sorted(lineup)
 
 
-def test_cards_depend_on_the_deal_and_bots_on_the_rotation():
-    c0, b0 = game_seeds(1, 5, 0)
-    c1, b1 = game_seeds(1, 5, 1)
+def test_cards_depend_on_the_deal_and_bots_on_the_rotation_and_seat():
+    c0, b0 = game_seeds(1, 5, 0, 3)
+    c1, b1 = game_seeds(1, 5, 1, 3)
     assert c0.entropy == c1.entropy and c0.spawn_key == c1.spawn_key
-    assert b0.entropy != b1.entropy and game_seeds(1, 6, 0)[0].entropy != c0.entropy
+    assert len({b.entropy for b in b0 + b1}) == 6 and game_seeds(1, 6, 0, 3)[0].entropy != c0.entropy
+    assert game_seeds(2, 5, 0, 3)[0].entropy != c0.entropy
+
+
+def test_no_bot_seed_shows_the_experiment_seed_or_the_cards():
+    """What a bot holds is a 256-bit hash output: not the experiment seed, the deal, or the card stream's seed."""
+    cards, bots = game_seeds(7, 3, 1, 4)
+    for bot in bots:
+        assert bot.spawn_key == () and bot.entropy.bit_length() > 128
+        assert bot.entropy not in (7, 3, cards.entropy) and cards.entropy not in (7, 3)
 
 
 def test_same_deal_same_cards_in_every_rotation():

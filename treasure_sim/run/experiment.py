@@ -20,7 +20,7 @@ from .schedule import deals_to_seat_everyone
 DEFAULT_CONFIG = "default.toml"  # in treasure_sim/run/data, packaged with the wheel
 TOP_KEYS = ("name", "seed", "deals", "table_size", "rotate", "entrants", "rules")
 ENTRANT_KEYS = ("strategy", "params", "label")
-SCHEDULE_VERSION = 1  # bump when the same config would schedule different games
+SCHEDULE_VERSION = 2  # bump when the same config would schedule different games (2: keyed-hash seeds)
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 

@@ -1,6 +1,6 @@
 """Scheduling a tournament: balanced round-robin tables, duplicate deals, seat rotations, seeds, and tasks.
 
-A *deal* is one stream of cards (``SeedSequence([seed, deal])``); with ``rotate`` it is played once per
+A *deal* is one stream of cards (`game_seeds`); with ``rotate`` it is played once per
 rotation of the seats, so every entrant of the table meets the same cards from every seat and both seat
 advantage and card luck cancel. Each game depends only on (config, deal, rotation): how the games are
 cut into tasks, how many workers run them and in which order never changes a result.
@@ -18,6 +18,7 @@ import pyarrow as pa
 
 from ..game.engine import Game
 from ..game.rules import RuleSet
+from ..game.seeding import derive, hardened_root_key
 from .experiment import Entrant, Experiment, load_strategy
 from .rows import game_rows, hand_rows, new_columns, to_tables
 from .schedule import round_robin, seating
@@ -25,9 +26,13 @@ from .schedule import round_robin, seating
 log = logging.getLogger(__name__)
 
 
-def game_seeds(seed: int, deal: int, rotation: int) -> tuple[np.random.SeedSequence, np.random.SeedSequence]:
-    """(card seed, bot seed): cards depend on the deal alone, so every rotation sees the same cards."""
-    return np.random.SeedSequence([seed, deal]), np.random.SeedSequence([seed, deal, rotation])
+def game_seeds(seed: int, deal: int, rotation: int, seats: int
+               ) -> tuple[np.random.SeedSequence, tuple[np.random.SeedSequence, ...]]:
+    """(card seed, one seed per seat's bot), each from a keyed hash of the experiment's hardened root key
+    (`treasure_sim.game.seeding`): cards depend on the deal alone, so every rotation (and every variant of
+    a sweep) sees the same cards, and no bot's seed says anything about the cards or another bot's."""
+    key = hardened_root_key(seed)
+    return derive(key, "cards", deal), tuple(derive(key, "bot", deal, rotation, s) for s in range(seats))
 
 
 # ----- tasks -----------------------------------------------------------------------------------------------
@@ -81,8 +86,8 @@ def run_task(task: Task) -> TaskResult:
         for rotation in range(task.rotations):
             seats = seating(task.tables[table_id], rotation)
             bots = [load_strategy(task.entrants[e].strategy, **task.entrants[e].params) for e in seats]
-            card_seed, bot_seed = game_seeds(task.seed, deal, rotation)
-            result = Game(bots, task.rules, bot_seed, deal_seed=card_seed, quintets=False).play()
+            card_seed, bot_seeds = game_seeds(task.seed, deal, rotation, len(seats))
+            result = Game(bots, task.rules, None, deal_seed=card_seed, bot_seeds=bot_seeds, quintets=False).play()
             game_id = deal * task.rotations + rotation
             game_rows(columns["games"], task.experiment, game_id, deal, rotation, table_id, seats, task.entrants,
                       result, task.rules.starting_money, task.rules.ante)
