@@ -14,8 +14,6 @@ import multiprocessing
 import os
 import signal
 import sys
-import threading
-import time
 from collections import Counter, deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -25,6 +23,7 @@ from typing import Any
 
 from tqdm import tqdm
 
+from .processes import exit_with_parent
 from .tournament import Task, TaskResult, run_task
 
 log = logging.getLogger("treasure_sim")
@@ -63,33 +62,6 @@ def _fork_context() -> multiprocessing.context.BaseContext:
 def _ignore_sigint() -> None:
     """Ctrl-C is the parent's to handle: it stops the workers itself, with no traceback from each."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-PR_SET_PDEATHSIG = 1  # linux/prctl.h
-
-
-def exit_with_parent(parent: int) -> None:
-    """Make this worker die when the process that started it dies, even by SIGKILL.
-
-    On Linux the kernel sends the worker SIGKILL when its parent thread exits (``prctl``); elsewhere a
-    daemon thread checks once a second whether the parent is still there. Either way a killed run leaves
-    no orphans playing games.
-    """
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        if libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
-            raise OSError(ctypes.get_errno(), "prctl")
-    except (OSError, AttributeError):
-        def watch() -> None:
-            while os.getppid() == parent:
-                time.sleep(1.0)
-            os._exit(1)
-
-        threading.Thread(target=watch, name="parent-watch", daemon=True).start()
-    if os.getppid() != parent:  # the parent died before the request above
-        os._exit(1)
 
 
 def _init_worker(parent: int) -> None:

@@ -1,0 +1,68 @@
+"""Run a Python `Strategy` in its own process, speaking the line protocol on stdin/stdout.
+
+``python -m treasure_sim.run.bot_host SPEC [PARAMS_JSON]``: SPEC is what an experiment's ``strategy``
+takes (a registry name, ``pkg.mod:Class``, ``path/file.py:Class``). Each ``setup`` builds a fresh
+instance, so one process serves game after game. An exception in the bot is answered as an error
+(the engine records it and plays the default answer); the process goes on.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import numpy as np
+
+from ..game.rules import RuleSet
+from ..game.strategy import Strategy
+from . import protocol
+from .loader import load_strategy
+
+
+def serve(spec: str, params: dict[str, Any], stdin: Any = None, stdout: Any = None) -> None:
+    """Answer messages until the input ends."""
+    stdin = stdin or sys.stdin
+    stdout = stdout or sys.stdout
+    bot: Strategy | None = None
+    for line in stdin:
+        request = json.loads(line)
+        method, ident = request.get("type"), request.get("id")
+        try:
+            reply: dict[str, Any] = {}
+            if method == "hello":
+                reply = {"name": spec}
+            elif method == "setup":
+                bot = load_strategy(spec, **params)
+                bot.setup(request["seat"], request["n_players"], RuleSet.from_dict(request["rules"]),
+                          np.random.default_rng(request["seed"]))
+            elif method == "hand_end":
+                if bot is not None:
+                    bot.on_hand_end(protocol.hand_record_from_json(request["record"]))
+            else:
+                if bot is None:
+                    raise RuntimeError(f"{method} before setup")
+                obs = protocol.observation_from_json(request["obs"])
+                options = protocol.options_from_json(method, request.get("options", []))
+                answer = getattr(bot, method)(obs, options) if method in ("choose_joker_treasure", "steal") \
+                    else getattr(bot, method)(obs)
+                reply = protocol.answer_to_json(method, answer, options)
+        except Exception as err:  # the bot's own failure: reported, and the process serves on
+            reply = {"error": f"{type(err).__name__}: {err}"}
+        stdout.write(json.dumps({"id": ident, **reply}, separators=(",", ":")) + "\n")
+        stdout.flush()
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if not 1 <= len(args) <= 2:
+        print("usage: python -m treasure_sim.run.bot_host SPEC [PARAMS_JSON]", file=sys.stderr)
+        return 2
+    params = json.loads(args[1]) if len(args) > 1 else {}
+    load_strategy(args[0], **params)  # fail now, with the loader's message, if the spec is wrong
+    serve(args[0], params)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

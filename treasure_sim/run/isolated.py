@@ -1,0 +1,293 @@
+"""Bots in their own processes: untrusted code that cannot reach the engine, hang it or eat its memory.
+
+An `IsolatedBot` is a `Strategy` whose every decision is a JSON line to a child process and one JSON
+line back (`protocol`, ``docs/protocol.md``). The child may be any program (``command``), or a Python
+`Strategy` run by ``python -m treasure_sim.run.bot_host SPEC``. Limits, per child:
+
+- time: each answer must come within the decision limit the engine gives (``decision_timeout``);
+  past it the child is killed and `DecisionTimeout` raised, so the engine plays the default answer
+  and records the error. The next decision starts a fresh child (set up again for this game); after
+  ``max_restarts`` kills in one game the bot is retired for the rest of it (each decision an error);
+- memory: ``RLIMIT_AS`` of ``memory_mb`` megabytes (the child fails to allocate, and dies);
+- life: the child gets SIGKILL when its parent dies (`processes.exit_with_parent`).
+
+Children are kept between games of one worker (a pool per command), so a tournament pays for starting
+a bot once per worker, not once per game: each game begins with a ``setup`` message that resets it.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import json
+import os
+import select
+import shlex
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ..game.history import HandRecord
+from ..game.rules import RuleSet
+from ..game.strategy import Action, Observation, Steal, Strategy
+from ..game.timeouts import DecisionTimeout
+from . import protocol
+from .processes import exit_with_parent
+
+STARTUP_TIMEOUT = 30.0  # seconds for a child to start and answer its first message
+MAX_LINE = 1 << 20  # a reply longer than this is an error (a bot must not flood the engine's memory)
+
+
+class BotProcessError(RuntimeError):
+    """The child crashed, closed its output, or broke the protocol; the text says which, with its stderr."""
+
+
+def python_command(spec: str, params: dict[str, Any]) -> tuple[str, ...]:
+    """The command that runs the Python strategy ``spec`` (with ``params``) in its own process."""
+    return (sys.executable, "-m", "treasure_sim.run.bot_host", spec, json.dumps(params, sort_keys=True))
+
+
+def split_command(command: str | Sequence[str]) -> tuple[str, ...]:
+    return tuple(shlex.split(command) if isinstance(command, str) else command)
+
+
+def _limits(memory_mb: int | None, parent: int) -> None:
+    """In the child, before it runs the bot: its memory cap, a new session, death with the parent."""
+    os.setsid()  # Ctrl-C at the terminal is the engine's to handle
+    if memory_mb is not None:
+        import resource
+
+        limit = memory_mb * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    exit_with_parent(parent)
+
+
+class BotProcess:
+    """One child process speaking the protocol; ``ask`` sends a message and waits for its answer."""
+
+    def __init__(self, command: tuple[str, ...], memory_mb: int | None = None) -> None:
+        self.command = command
+        self.memory_mb = memory_mb
+        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the child; closed in kill()
+        parent = os.getpid()
+        try:
+            self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
+                                         preexec_fn=lambda: _limits(memory_mb, parent), close_fds=True)
+        except OSError as err:
+            raise BotProcessError(f"cannot start {shlex.join(command)}: {err.strerror or err}") from None
+        self._buffer = b""
+        self._next_id = 0
+
+    @property
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def ask(self, method: str, timeout: float | None, **fields: Any) -> dict[str, Any]:
+        """Send one message and return the bot's answer; `DecisionTimeout` past ``timeout`` seconds."""
+        ident = self._next_id
+        self._next_id += 1
+        line = json.dumps(protocol.message(method, ident, **fields), separators=(",", ":")) + "\n"
+        assert self.proc.stdin is not None
+        try:
+            self.proc.stdin.write(line.encode())
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            raise BotProcessError(self._died("stopped reading its input")) from None
+        reply = self._read_line(None if timeout is None else time.monotonic() + timeout)
+        try:
+            data = json.loads(reply)
+        except ValueError:
+            raise BotProcessError(f"answered {reply[:200]!r}, not a JSON object") from None
+        if not isinstance(data, dict) or data.get("id") != ident:
+            raise BotProcessError(f"answered {reply[:200]!r}: not an object with \"id\": {ident}")
+        if "error" in data:
+            raise BotProcessError(f"reported an error: {str(data['error'])[:300]}")
+        return data
+
+    def _read_line(self, deadline: float | None) -> str:
+        assert self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        while b"\n" not in self._buffer:
+            if len(self._buffer) > MAX_LINE:
+                raise BotProcessError(f"sent a line longer than {MAX_LINE} bytes")
+            wait = None if deadline is None else max(0.0, deadline - time.monotonic())
+            ready, _, _ = select.select([fd], [], [], wait)
+            if not ready:
+                raise DecisionTimeout
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                raise BotProcessError(self._died("closed its output"))
+            self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        return line.decode(errors="replace")
+
+    def _died(self, what: str) -> str:
+        try:
+            code = self.proc.wait(timeout=1.0)
+        except subprocess.TimeoutExpired:
+            code = None
+        how = "" if code is None else f" (exit code {code})" if code >= 0 else f" (killed by signal {-code})"
+        return f"{what}{how}{self.stderr_tail()}"
+
+    def stderr_tail(self) -> str:
+        """The end of what the child wrote to stderr, for error messages."""
+        try:
+            self._stderr.seek(max(0, self._stderr.seek(0, os.SEEK_END) - 400))
+            tail = self._stderr.read().decode(errors="replace").strip()
+        except (OSError, ValueError):
+            return ""
+        return f"; its stderr ends: {tail[-300:]!r}" if tail else ""
+
+    def kill(self) -> None:
+        if self.alive:
+            with contextlib.suppress(ProcessLookupError):
+                self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait()
+        for stream in (self.proc.stdin, self.proc.stdout):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
+        self._stderr.close()
+
+
+_IDLE: dict[tuple[tuple[str, ...], int | None], list[BotProcess]] = {}  # children between games, by command
+
+
+def _take(command: tuple[str, ...], memory_mb: int | None) -> BotProcess:
+    idle = _IDLE.get((command, memory_mb), [])
+    while idle:
+        process = idle.pop()
+        if process.alive:
+            return process
+        process.kill()
+    return BotProcess(command, memory_mb)
+
+
+def _give_back(process: BotProcess) -> None:
+    if process.alive:
+        _IDLE.setdefault((process.command, process.memory_mb), []).append(process)
+    else:
+        process.kill()
+
+
+@atexit.register
+def stop_all() -> None:
+    """Kill every idle child (the worker or program is ending)."""
+    for processes in _IDLE.values():
+        for process in processes:
+            process.kill()
+    _IDLE.clear()
+
+
+class IsolatedBot(Strategy):
+    """A bot in another process (see the module docstring); errors reach the engine as exceptions it records."""
+
+    enforces_own_timeout: ClassVar[bool] = True  # the engine's in-process alarm is not used for this bot
+
+    def __init__(self, command: str | Sequence[str], *, label: str | None = None, memory_mb: int | None = None,
+                 max_restarts: int = 2) -> None:
+        self.command = split_command(command)
+        if not self.command:
+            raise ValueError("an isolated bot needs a command to run")
+        self.label = label or os.path.basename(self.command[0])
+        self.memory_mb = memory_mb
+        self.max_restarts = max_restarts
+        self.decision_timeout: float | None = None  # set by the engine before each question
+        self._process: BotProcess | None = None
+        self._setup_fields: dict[str, Any] = {}
+        self._restarts = 0
+        self._retired: str | None = None
+
+    def __repr__(self) -> str:
+        return self.label
+
+    # --- the child ---
+    def _ask(self, method: str, startup: bool = False, **fields: Any) -> dict[str, Any]:
+        if self._retired:
+            raise BotProcessError(f"retired for the rest of this game ({self._retired})")
+        if self._process is None or not self._process.alive:
+            self._start()
+        assert self._process is not None
+        try:
+            return self._process.ask(method, STARTUP_TIMEOUT if startup else self.decision_timeout, **fields)
+        except (DecisionTimeout, BotProcessError) as err:
+            self._lose(str(err) or "timed out")
+            raise
+
+    def _start(self) -> None:
+        self._process = _take(self.command, self.memory_mb)
+        if self._setup_fields:  # a fresh child in the middle of a game: set it up for this game first
+            try:
+                self._process.ask("setup", STARTUP_TIMEOUT, **self._setup_fields)
+            except (DecisionTimeout, BotProcessError) as err:
+                self._lose(f"could not be set up again: {err or 'timed out'}")
+                raise BotProcessError(f"could not be restarted: {err or 'timed out'}") from None
+
+    def _lose(self, why: str) -> None:
+        """Kill the child after a timeout or crash; retire the bot after too many in one game."""
+        if self._process is not None:
+            self._process.kill()
+            self._process = None
+        self._restarts += 1
+        if self._restarts > self.max_restarts:
+            self._retired = f"{self._restarts} timeouts or crashes, the last: {why}"[:300]
+
+    def close(self) -> None:
+        """The game is over: keep a healthy child for the next game of this process."""
+        if self._process is not None:
+            _give_back(self._process)
+            self._process = None
+
+    # --- the Strategy API ---
+    def setup(self, seat: int, n_players: int, rules: RuleSet, rng: np.random.Generator) -> None:
+        super().setup(seat, n_players, rules, rng)
+        self._restarts, self._retired = 0, None
+        self._setup_fields = {"seat": seat, "n_players": n_players, "rules": rules.to_dict(),
+                              "seed": int(rng.integers(0, 2**63)), "protocol": protocol.PROTOCOL_VERSION}
+        self._ask("setup", startup=True, **self._setup_fields)
+
+    def _decide(self, method: str, obs: Observation, options: tuple = ()) -> Any:
+        fields: dict[str, Any] = {"obs": protocol.observation_to_json(obs)}
+        if method in ("choose_joker_treasure", "steal"):
+            fields["options"] = protocol.options_to_json(method, options)
+        return protocol.answer_from_json(method, self._ask(method, **fields), options)
+
+    def act(self, obs: Observation) -> Action:
+        return self._decide("act", obs)
+
+    def move_spades(self, obs: Observation) -> list[int]:
+        return self._decide("move_spades", obs)
+
+    def draw_heart(self, obs: Observation) -> bool:
+        return self._decide("draw_heart", obs)
+
+    def choose_joker_treasure(self, obs: Observation, options: tuple[int, ...]) -> int:
+        return self._decide("choose_joker_treasure", obs, options)
+
+    def steal(self, obs: Observation, options: tuple[Steal, ...]) -> Steal | None:
+        return self._decide("steal", obs, options)
+
+    def keep_playing(self, obs: Observation) -> bool:
+        return self._decide("keep_playing", obs)
+
+    def on_hand_end(self, record: HandRecord) -> None:
+        self._ask("hand_end", record=protocol.record_to_json(record))
+
+
+def handshake(command: tuple[str, ...], memory_mb: int | None = None, timeout: float = STARTUP_TIMEOUT) -> str:
+    """Start the bot once and check it answers (a config check); returns the name it gives, if any."""
+    process = BotProcess(command, memory_mb)
+    try:
+        reply = process.ask("hello", timeout, protocol=protocol.PROTOCOL_VERSION)
+        name = reply.get("name")
+        return name if isinstance(name, str) else ""
+    except DecisionTimeout:
+        raise BotProcessError(f"did not answer within {timeout:g} s{process.stderr_tail()}") from None
+    finally:
+        process.kill()

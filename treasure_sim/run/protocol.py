@@ -1,0 +1,192 @@
+"""The line protocol between the engine and a bot in another process: JSON objects, one per line.
+
+``docs/protocol.md`` is the reference for bot writers. This module turns what the engine hands a bot
+(an `Observation`, the options of a decision, a hand record) into plain JSON values with cards as
+names (``"As"``, ``"RJ"``), and a bot's JSON answer back into the plain Python answer the engine
+validates — and, for the Python host that runs a `Strategy` in the other process, the reverse.
+Anything malformed raises `ProtocolError` naming the field, which the engine records as the bot's error.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from ..game.cards import format_card, parse_card
+from ..game.history import ActionEvent, HandRecord, PotResult, ShownHand, StealEvent
+from ..game.rules import RuleSet
+from ..game.strategy import ACTION_KINDS, Action, Observation, Steal
+
+PROTOCOL_VERSION = 1
+METHODS = ("setup", "act", "move_spades", "draw_heart", "choose_joker_treasure", "steal", "keep_playing",
+           "hand_end")
+_CARD_FIELDS = ("hand", "shared", "new_treasure", "treasures", "revealed")  # Observation fields holding card ids
+
+
+class ProtocolError(ValueError):
+    """A message that does not follow the protocol; the text names the field."""
+
+
+# ----- engine -> bot ---------------------------------------------------------------------------------------
+def _names(value: Any) -> Any:
+    """Card ids (nested in tuples, None kept) as names."""
+    if value is None:
+        return None
+    if isinstance(value, tuple | list):
+        return [_names(v) for v in value]
+    return format_card(value)
+
+
+def _plain(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, tuple | list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def observation_to_json(obs: Observation) -> dict[str, Any]:
+    """Every field of the observation; cards as names, records as objects, the rules as a table."""
+    out: dict[str, Any] = {}
+    for name, value in zip(obs._fields, obs, strict=True):
+        if name in _CARD_FIELDS:
+            out[name] = _names(value)
+        elif name == "rules":
+            out[name] = value.to_dict()
+        else:
+            out[name] = _plain(value)
+    return out
+
+
+def options_to_json(method: str, options: tuple) -> list[Any]:
+    """The options of a decision: card names (Joker Treasure) or [diamond, victim, card] triples (steal)."""
+    if method == "steal":
+        return [[format_card(s.diamond), s.victim, format_card(s.card)] for s in options]
+    return [format_card(c) for c in options]
+
+
+def record_to_json(record: HandRecord) -> dict[str, Any]:
+    return record.to_dict()
+
+
+def message(method: str, ident: int, **fields: Any) -> dict[str, Any]:
+    return {"type": method, "id": ident, **fields}
+
+
+# ----- bot -> engine ---------------------------------------------------------------------------------------
+def _card(value: Any, where: str) -> int:
+    if type(value) is not str:
+        raise ProtocolError(f"{where} must be a card name such as \"As\", got {value!r}")
+    try:
+        return parse_card(value)
+    except ValueError as err:
+        raise ProtocolError(f"{where}: {err}") from None
+
+
+def _field(reply: dict[str, Any], name: str, method: str) -> Any:
+    if name not in reply:
+        raise ProtocolError(f"the answer to {method} has no {name!r} field: {reply!r}"[:300])
+    return reply[name]
+
+
+def answer_from_json(method: str, reply: dict[str, Any], options: tuple = ()) -> Any:
+    """A bot's JSON answer as the Python answer its `Strategy` method would return (checked again by the engine)."""
+    if method == "act":
+        kind, amount = _field(reply, "action", method), reply.get("amount", 0)
+        if type(kind) is not str or kind not in ACTION_KINDS:
+            raise ProtocolError(f"action must be one of {', '.join(ACTION_KINDS)}, got {kind!r}")
+        if type(amount) is not int:
+            raise ProtocolError(f"amount must be a whole number, got {amount!r}")
+        return Action(kind, amount)
+    if method == "move_spades":
+        cards = _field(reply, "cards", method)
+        if type(cards) is not list:
+            raise ProtocolError(f"cards must be a list of card names, got {cards!r}")
+        return [_card(c, "cards") for c in cards]
+    if method in ("draw_heart", "keep_playing"):
+        name = "draw" if method == "draw_heart" else "keep"
+        value = _field(reply, name, method)
+        if type(value) is not bool:
+            raise ProtocolError(f"{name} must be true or false, got {value!r}")
+        return value
+    if method == "choose_joker_treasure":
+        return _card(_field(reply, "card", method), "card")
+    if method == "steal":
+        choice = _field(reply, "steal", method)
+        if choice is None:
+            return None
+        if type(choice) is not int or not 0 <= choice < len(options):
+            raise ProtocolError(f"steal must be null or the index of an option 0..{len(options) - 1}, got {choice!r}")
+        return options[choice]
+    return None  # setup, hand_end: an acknowledgement
+
+
+# ----- the Python host's side: the same messages read back into engine values ------------------------------
+def _ids(value: Any) -> Any:
+    if value is None:
+        return None
+    if isinstance(value, list):
+        return tuple(_ids(v) for v in value)
+    return parse_card(value)
+
+
+def observation_from_json(data: dict[str, Any]) -> Observation:
+    """The `Observation` a `Strategy` in the host process is asked with."""
+    fields: dict[str, Any] = {}
+    for name in Observation._fields:
+        value = data[name]
+        if name in _CARD_FIELDS:
+            fields[name] = _ids(value)
+        elif name == "rules":
+            fields[name] = RuleSet.from_dict(value)
+        elif name == "history":
+            fields[name] = tuple(ActionEvent(**e) for e in value)
+        elif name == "showdowns":
+            fields[name] = tuple(_record(ShownHand, s) for s in value)
+        else:
+            fields[name] = _tuples(value)
+    return Observation(**fields)
+
+
+def _tuples(value: Any) -> Any:
+    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
+
+
+def _record(cls: type, data: dict[str, Any]) -> Any:
+    names = {f.name for f in dataclasses.fields(cls) if f.init}
+    return cls(**{k: _tuples(v) for k, v in data.items() if k in names})
+
+
+def hand_record_from_json(data: dict[str, Any]) -> HandRecord:
+    """A hand record as a bot in-process would have been told it (``on_hand_end``)."""
+    nested = {"actions": ActionEvent, "shown": ShownHand, "pots": PotResult, "steals": StealEvent}
+    fields = {}
+    for f in dataclasses.fields(HandRecord):
+        if f.name in data:
+            value = data[f.name]
+            fields[f.name] = (tuple(_record(nested[f.name], v) for v in value) if f.name in nested
+                              else _tuples(value))
+    return HandRecord(**fields)
+
+
+def options_from_json(method: str, options: list[Any]) -> tuple:
+    if method == "steal":
+        return tuple(Steal(parse_card(d), v, parse_card(c)) for d, v, c in options)
+    return tuple(parse_card(c) for c in options)
+
+
+def answer_to_json(method: str, answer: Any, options: tuple = ()) -> dict[str, Any]:
+    """What a `Strategy`'s Python answer is on the wire (the host's reply)."""
+    if method == "act":
+        return {"action": answer.kind, "amount": answer.amount}
+    if method == "move_spades":
+        return {"cards": [format_card(int(c)) for c in answer]}
+    if method == "draw_heart":
+        return {"draw": bool(answer)}
+    if method == "keep_playing":
+        return {"keep": bool(answer)}
+    if method == "choose_joker_treasure":
+        return {"card": format_card(int(answer))}
+    if method == "steal":
+        return {"steal": None if answer is None else options.index(answer)}
+    return {}
