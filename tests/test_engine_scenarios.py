@@ -156,7 +156,7 @@ def test_pot_limit_maximum():
     assert players[1].bets[0].max_raise_to == 3  # the three antes
     assert players[2].bets[0].max_raise_to == 12  # 3 to call, then the pot of 9
     assert players[0].bets[0].max_raise_to == 42  # 12 to call: the pot 3 + 3 + 12 + 12 = 30 on top of 12
-    assert rec.errors == ((0, "hand 1: raise to 43 is outside 21..42"),) and rec.folded[0]
+    assert rec.errors == ((0, "hand 1: act: raise to 43 is outside 21..42"),) and rec.folded[0]
 
 
 class Raiser(Strategy):

@@ -260,3 +260,159 @@ def test_explicit_card_and_bot_seeds():
 
 CARDS_OF_SEED_0 = 87394852986893707553360912581664094234594241753441335860029512824161250546588
 BOT_3_1_2_OF_HARDENED_7 = 45251660945963856016997400593773327617463626260056951464580063709156619937733
+
+
+# ----- the decision time limit -------------------------------------------------------------------------------
+import signal  # noqa: E402
+import threading  # noqa: E402
+import time  # noqa: E402
+
+import pytest  # noqa: E402
+
+from strategies.random_bot import RandomBot  # noqa: E402
+from treasure_sim import StrategyError, play_game  # noqa: E402
+from treasure_sim.game.timeouts import DecisionTimeout, alarm_usable  # noqa: E402
+
+needs_alarm = pytest.mark.skipif(not alarm_usable(), reason="SIGALRM on the main thread only")
+
+
+class Sleeper(ScriptedBot):
+    def act(self, obs):
+        time.sleep(3600)
+
+
+class Stubborn(ScriptedBot):
+    """Catches every exception, forever."""
+
+    def act(self, obs):
+        while True:
+            try:
+                while True:
+                    pass
+            except BaseException:
+                pass
+
+
+class LateAnswer(ScriptedBot):
+    """Swallows the timeout and then answers: too late all the same."""
+
+    def act(self, obs):
+        super().act(obs)
+        try:
+            time.sleep(3600)
+        except BaseException:
+            return Action.raise_to(obs.max_raise_to) if "raise" in obs.legal else Action.call()
+
+
+@needs_alarm
+@pytest.mark.parametrize("bot", [Sleeper, Stubborn, LateAnswer])
+def test_a_bot_over_the_time_limit_gets_the_default_answer_and_is_benched(bot):
+    start = time.monotonic()
+    result = play_game([ScriptedBot(), bot(), ScriptedBot()], RuleSet(max_hands=20), decision_timeout=0.2)
+    assert time.monotonic() - start < 5 and result.hands_played == 20
+    assert result.timeouts == (0, 3, 0) and result.decisions[1] == 1 + 3 and result.errors[0] == ()  # a vote, 3 acts
+    assert result.errors[1][0] == "hand 1: act timed out after 0.2 s"
+    assert result.errors[1][2].endswith("(3 timeouts: not asked again this game)")
+    first = result.hands[0]
+    assert [a.kind for a in first.actions if a.seat == 1] == ["check"] * 4  # the fallback: check when free
+    assert signal.getsignal(signal.SIGALRM) is signal.SIG_DFL and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
+def test_a_time_limit_changes_nothing_for_bots_within_it():
+    def play(limit):
+        result = play_game([RandomBot() for _ in range(4)], RuleSet(max_hands=30), seed=3, decision_timeout=limit)
+        data = result.to_dict()
+        data.pop("decision_time")
+        return data
+
+    assert play(None) == play(5.0)
+
+
+@needs_alarm
+def test_the_previous_alarm_handler_and_timer_are_restored():
+    fired = []
+    previous = signal.signal(signal.SIGALRM, lambda *_: fired.append(1))
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 30.0)
+        play_game([Sleeper(), ScriptedBot()], RuleSet(max_hands=3), decision_timeout=0.05)
+        assert signal.getsignal(signal.SIGALRM) is not previous and fired == []
+        assert 25.0 < signal.getitimer(signal.ITIMER_REAL)[0] <= 30.0
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+class SlowSleeper(ScriptedBot):
+    def act(self, obs):
+        time.sleep(0.15)
+        return super().act(obs)
+
+
+def test_off_the_main_thread_the_time_is_measured():
+    results = []
+    thread = threading.Thread(target=lambda: results.append(
+        play_game([SlowSleeper(), ScriptedBot()], RuleSet(max_hands=2), decision_timeout=0.05)))
+    thread.start()
+    thread.join(30)
+    (result,) = results
+    assert result.timeouts == (3, 0) and result.errors[0][0] == "hand 1: act timed out after 0.05 s"
+
+
+class Proxy(ScriptedBot):
+    """Stands in for an out-of-process bot that enforces its own limit (``decision_timeout`` is set for it)."""
+
+    enforces_own_timeout = True
+
+    def __init__(self, delay):
+        super().__init__()
+        self.delay, self.limits = delay, []
+
+    def act(self, obs):
+        self.limits.append(self.decision_timeout)
+        if self.delay > self.decision_timeout:
+            raise DecisionTimeout
+        time.sleep(self.delay)
+        return super().act(obs)
+
+
+def test_a_bot_that_enforces_its_own_limit_is_told_it_and_not_alarmed():
+    slow = Proxy(0.5)
+    result = play_game([slow, ScriptedBot()], RuleSet(max_hands=1), decision_timeout=0.2)
+    assert result.timeouts == (3, 0) and result.errors[0][0] == "hand 1: act timed out after 0.2 s"
+    assert slow.limits == [0.2] * 3 and slow.decision_timeout == 0.2
+    within = Proxy(0.05)  # just under its own limit: the engine's alarm (at 0.2) must not interrupt it
+    result = play_game([within, ScriptedBot()], RuleSet(max_hands=1), decision_timeout=0.06)
+    assert result.errors == ((), ()) and len(within.limits) == 4
+
+
+# ----- errors anywhere are recorded against the seat ---------------------------------------------------------
+class BadSetup(RandomBot):
+    def setup(self, seat, n_players, rules, rng):
+        raise RuntimeError("no model file\nat line 2")
+
+
+class BadRepr(RandomBot):
+    def __repr__(self):
+        raise ValueError("nope")
+
+
+def test_a_failed_setup_is_recorded_and_the_bot_plays_the_default_answers():
+    result = play_game([BadSetup(), RandomBot(), RandomBot()], RuleSet(max_hands=10), seed=1)
+    assert result.errors[0] == ("hand 0: setup raised RuntimeError: no model file at line 2",)
+    assert result.decisions[0] == 0 and result.hands_played >= 1 and result.strategies[0] == "BadSetup"
+    acts = [a.kind for h in result.hands for a in h.actions if a.seat == 0]
+    assert acts and set(acts) <= {"check", "fold"}
+
+
+def test_a_broken_repr_is_recorded_and_the_class_name_used():
+    result = play_game([BadRepr(), RandomBot()], RuleSet(max_hands=2), seed=1)
+    assert result.strategies == ("BadRepr", "random") and result.errors[0] == (
+        "hand 0: __repr__ raised ValueError: nope",)
+
+
+def test_strict_errors_are_one_line_naming_seat_bot_hand_method_and_exception():
+    with pytest.raises(StrategyError) as info:
+        Game([RandomBot(), BadSetup()], strict=True)
+    assert str(info.value) == "seat 1 (BadSetup): hand 0: setup raised RuntimeError: no model file at line 2"
+    with pytest.raises(StrategyError, match=r"^seat 0 \(ScriptedBot\): hand 1: act: raise to 500 is outside"):
+        Game([ScriptedBot(["raise 500"]), ScriptedBot()], strict=True).play_hand()

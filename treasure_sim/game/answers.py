@@ -52,7 +52,7 @@ def read_action(answer: Any) -> tuple[str, Any]:
     except Exception:  # not an Action at all (the slot refuses other types), or a slot never set
         raise BadAnswer(f"act returned {safe_repr(answer)}, not an Action") from None
     if type(kind) is not str or kind not in _KINDS:
-        raise BadAnswer(f"unknown action kind {safe_repr(kind)}")
+        raise BadAnswer(f"act: unknown action kind {safe_repr(kind)}")
     return kind, amount
 
 

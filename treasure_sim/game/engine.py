@@ -40,7 +40,9 @@ class Game:
     of ``seed`` (``seeding.derive``), so nothing a bot holds reveals the card stream.
     ``quintets=False`` skips naming each shown quintet (a tournament needs only the scores).
     ``strict=True`` raises `StrategyError` at a bot's first misstep instead of recording it and
-    playing on.
+    playing on. ``decision_timeout`` limits every answer of every bot to that many seconds (``setup``
+    to ten times as many): a bot over the limit gets the default answer and a recorded timeout, and
+    after ``max_timeouts`` of them it is asked nothing more this game (``timeouts.py``, ``seats.py``).
     """
 
     def __init__(self, strategies: Sequence[Strategy], rules: RuleSet = RuleSet(),
@@ -48,7 +50,8 @@ class Game:
                  treasures: Mapping[int, str | Sequence] | None = None, money: Sequence[int] | None = None,
                  dealer: int = 0, strict: bool = False, quintets: bool = True,
                  deal_seed: int | np.random.SeedSequence | None = None,
-                 bot_seeds: Sequence[int | np.random.SeedSequence] | None = None) -> None:
+                 bot_seeds: Sequence[int | np.random.SeedSequence] | None = None,
+                 decision_timeout: float | None = None, max_timeouts: int | None = 3) -> None:
         n = len(strategies)
         if not 2 <= n <= 10:
             raise ValueError(f"a game needs 2 to 10 strategies, got {n}")
@@ -59,6 +62,12 @@ class Game:
             raise ValueError(f"rules must be a RuleSet, got {type(rules).__name__}")
         if isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < n:
             raise ValueError(f"dealer must be a seat 0..{n - 1}, got {dealer!r}")
+        if decision_timeout is not None and (isinstance(decision_timeout, bool) or not isinstance(
+                decision_timeout, int | float) or not 0 < decision_timeout < float("inf")):
+            raise ValueError(f"decision_timeout must be a number of seconds > 0 or None, got {decision_timeout!r}")
+        if max_timeouts is not None and (isinstance(max_timeouts, bool) or not isinstance(max_timeouts, int)
+                                         or max_timeouts < 1):
+            raise ValueError(f"max_timeouts must be a whole number >= 1 or None, got {max_timeouts!r}")
         if bot_seeds is not None and len(bot_seeds) != n:
             raise ValueError(f"bot_seeds must be {n} seeds, one per seat; got {len(bot_seeds)}")
         self.strategies = list(strategies)
@@ -77,7 +86,8 @@ class Game:
         zones = check_treasures(treasures, n)
         stacked = check_stacked_deck(deck, zones, full)
         self.table = Table(n, rules, full, check_money(money, n, rules.starting_money), zones, dealer)
-        self.seats = [Seat(i, bot, self.table, strict=strict) for i, bot in enumerate(self.strategies)]
+        self.seats = [Seat(i, bot, self.table, strict=strict, limit=decision_timeout, max_timeouts=max_timeouts)
+                      for i, bot in enumerate(self.strategies)]
         self._hands: list[HandRecord] = []
         self.end_reason: str | None = None
         self.table.reshuffle(self._card_rng, stacked)
@@ -138,7 +148,7 @@ class Game:
         shares = tuple(1 / len(tied) if s in tied else 0.0 for s in range(self.n_players))
         return GameResult(
             n_players=self.n_players,
-            strategies=tuple(repr(s) for s in self.strategies),
+            strategies=tuple(seat.label for seat in self.seats),
             seed=self.seed,
             rules=self.rules.to_dict(),
             final_money=tuple(money),
@@ -150,6 +160,7 @@ class Game:
             decisions=tuple(seat.decisions for seat in self.seats),
             decision_time=tuple(seat.seconds / seat.decisions if seat.decisions else 0.0 for seat in self.seats),
             hands=tuple(self._hands),
+            timeouts=tuple(seat.timeouts for seat in self.seats),
         )
 
     def _check_next_hand(self) -> None:

@@ -133,6 +133,7 @@ class GameResult:
     decisions: tuple[int, ...]  # per seat, how many times the bot was asked
     decision_time: tuple[float, ...]  # per seat, mean seconds per decision
     hands: tuple[HandRecord, ...] = field(default=(), repr=False)
+    timeouts: tuple[int, ...] = ()  # per seat, how many of its errors were the decision time limit
 
     def to_dict(self) -> dict[str, Any]:
         return _jsonable(self)

@@ -1,27 +1,44 @@
 """The door between the engine and a bot: one `Seat` per player asks, counts, times, checks and records.
 
 Why one place: a bot is untrusted code. Every question the engine puts to it goes through its seat,
-which calls the bot, counts and times the decision, checks the answer against the options the
-engine itself computed, falls back to the default answer when the bot fails, and records the error
-against the seat (or raises `StrategyError` in a strict game). The engine's steps then read as
-rules: "ask seat s for a betting action within these limits" returns an already legal answer.
+which calls the bot under the decision time limit, counts and times the decision, reads the answer
+once into plain values (``answers.py``), checks them against the options the engine itself computed,
+falls back to the default answer when the bot fails, and records the error against the seat (or
+raises `StrategyError` in a strict game). The engine's steps then read as rules: "ask seat s for a
+betting action within these limits" returns an already legal answer.
 
 Methods a bot does not override (``keep_playing``, ``move_spades``, ``draw_heart``, ``steal``,
 ``on_hand_end``) have a fixed default answer, so the bot is not asked and no observation is built:
 those questions take a zero-argument ``look`` that builds the observation only when it is needed.
+
+A bot whose ``setup`` failed, or that ran out of time ``max_timeouts`` times, is *benched*: it is
+asked nothing more this game and every decision of its seat is the default answer. Every error
+message starts with the method it concerns; all are one line and name no hidden card.
 """
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Sequence
 from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .answers import BadAnswer, describe_exception, exact_int, read_action, read_bool, read_cards, read_steal, safe_repr
+from .answers import (
+    BadAnswer,
+    describe_exception,
+    exact_int,
+    read_action,
+    read_bool,
+    read_cards,
+    read_steal,
+    safe_repr,
+    type_name,
+)
 from .betting import BetLimits, action_problem
 from .strategy import ACTION_KINDS, CALL, CHECK, FOLD, RAISE, Action, Observation, Steal, Strategy
+from .timeouts import Alarm, DecisionTimeout, alarm_usable
 
 if TYPE_CHECKING:
     from .history import HandRecord
@@ -30,61 +47,119 @@ if TYPE_CHECKING:
 
 SKIPPABLE = ("keep_playing", "move_spades", "draw_heart", "steal", "on_hand_end")
 """Methods whose base-class answer is fixed (go on, keep, draw, no steal, nothing): not asked unless overridden."""
+SETUP_TIME_FACTOR = 10
+"""``setup`` may take this many times the decision time limit (a bot may load a model there)."""
+BACKSTOP_FACTOR, BACKSTOP_SECONDS = 10, 10.0
+"""A bot that enforces its own limit is still stopped at ``limit * BACKSTOP_FACTOR + BACKSTOP_SECONDS``."""
 
 _KINDS = frozenset(ACTION_KINDS)
-_FAILED = object()  # what _ask returns when the bot raised (the error is already recorded)
+_FAILED = object()  # what a call returns when the bot failed (the error is already recorded)
 
 
 class StrategyError(RuntimeError):
-    """A bot misbehaved and the game is strict (``Game(..., strict=True)``)."""
+    """A bot misbehaved and the game is strict (``Game(..., strict=True)``): one line naming seat, bot,
+    hand, method and what went wrong."""
 
 
 def overrides(bot: Strategy, method: str) -> bool:
-    """Whether a bot answers ``method`` itself (a subclass or an instance attribute replaced it)."""
-    return getattr(type(bot), method) is not getattr(Strategy, method) or method in getattr(bot, "__dict__", {})
+    """Whether a bot answers ``method`` itself (a subclass or an instance attribute replaced it).
+
+    Read statically (`inspect.getattr_static`), so no code of the bot runs.
+    """
+    return inspect.getattr_static(bot, method, None) is not Strategy.__dict__[method]
+
+
+def _invoke(bot: Strategy, method: str, args: tuple) -> Any:
+    return getattr(bot, method)(*args)
 
 
 class Seat:
-    """One seat's bot, asked only through here. Counts ``decisions`` and ``seconds``, keeps ``errors``."""
+    """One seat's bot, asked only through here.
 
-    __slots__ = ("asks", "bot", "decisions", "errors", "index", "seconds", "strict", "table")
+    Keeps ``decisions`` (times asked), ``seconds`` (spent answering), ``errors`` (messages) and
+    ``timeouts`` (how many of the errors were the time limit).
+    """
 
-    def __init__(self, index: int, bot: Strategy, table: Table, *, strict: bool = False) -> None:
+    __slots__ = ("_alarm", "asks", "benched", "bot", "decisions", "errors", "index", "label", "limit",
+                 "max_timeouts", "own_limit", "seconds", "strict", "table", "timeouts")
+
+    def __init__(self, index: int, bot: Strategy, table: Table, *, strict: bool = False,
+                 limit: float | None = None, max_timeouts: int | None = 3) -> None:
         self.index = index
         self.bot = bot
         self.table = table  # read for the hand number that errors name
         self.strict = strict
+        self.limit = limit
+        self.max_timeouts = max_timeouts
         self.decisions = 0
         self.seconds = 0.0
         self.errors: list[str] = []
+        self.timeouts = 0
         self.asks: frozenset[str] = frozenset()
+        self.benched = False
+        self.own_limit = False
+        self.label = type_name(bot)
+        self._alarm = Alarm(limit) if limit is not None else None
 
     def __repr__(self) -> str:
-        return f"Seat({self.index}, {self.bot!r})"
+        return f"Seat({self.index}, {self.label})"
 
     # ----- calling the bot -------------------------------------------------------------------------
     def _ask(self, method: str, *args: Any) -> Any:
-        """A decision: counted and timed; an exception is recorded and ``_FAILED`` returned."""
+        """A decision: counted and timed; ``_FAILED`` (the error recorded) if the bot failed or is benched."""
+        if self.benched:
+            return _FAILED
         self.decisions += 1
         start = perf_counter()
         try:
-            return self._tell(method, *args)
+            return self._call(method, args, self.limit)
         finally:
             self.seconds += perf_counter() - start
 
     def _tell(self, method: str, *args: Any) -> Any:
-        """Call the bot; an exception is recorded against the seat and ``_FAILED`` returned."""
+        """Tell the bot something (not a decision: not counted), under the same limit."""
+        return _FAILED if self.benched else self._call(method, args, self.limit)
+
+    def _call(self, method: str, args: tuple, limit: float | None) -> Any:
+        """Call the bot under ``limit`` seconds; its answer, or ``_FAILED`` with the error recorded."""
+        start = perf_counter()
         try:
-            return getattr(self.bot, method)(*args)
-        except Exception as err:
+            if limit is None:
+                answer = _invoke(self.bot, method, args)
+            elif self.own_limit:  # a proxy that stops itself; the alarm is only a backstop against a lie
+                object.__setattr__(self.bot, "decision_timeout", limit)
+                answer = self._alarmed(Alarm(limit * BACKSTOP_FACTOR + BACKSTOP_SECONDS), method, args)
+            else:
+                answer = self._alarmed(self._alarm, method, args)  # type: ignore[arg-type]
+        except DecisionTimeout:
+            self._timed_out(method, limit)
+            return _FAILED
+        except (Exception, SystemExit) as err:
             self.error(f"{method} raised {describe_exception(err)}", err)
             return _FAILED
+        if limit is not None and not self.own_limit and perf_counter() - start > limit:
+            self._timed_out(method, limit)  # measured: no alarm here, or the bot switched it off
+            return _FAILED
+        return answer
+
+    def _alarmed(self, alarm: Alarm, method: str, args: tuple) -> Any:
+        if alarm_usable():
+            return alarm.call(_invoke, self.bot, method, args)
+        return _invoke(self.bot, method, args)
+
+    def _timed_out(self, method: str, limit: float | None) -> None:
+        self.timeouts += 1
+        message = f"{method} timed out after {limit:g} s"
+        if self.max_timeouts is not None and self.timeouts >= self.max_timeouts:
+            self.benched = True
+            message += f" ({self.timeouts} timeouts: not asked again this game)"
+        self.error(message, DecisionTimeout())
 
     def error(self, message: str, cause: BaseException | None = None) -> None:
-        """Record a misstep (strict games raise `StrategyError` instead)."""
+        """Record a misstep (strict games raise `StrategyError` instead). ``message`` starts with the method."""
         text = f"hand {self.table.hand_no}: {message}"
         if self.strict:
-            raise StrategyError(f"seat {self.index} ({self.bot!r}): {text}") from cause
+            raise StrategyError(f"seat {self.index} ({self.label}): {text}") from cause
         self.errors.append(text)
 
     def _yes_no(self, method: str, obs: Observation, on_error: bool) -> bool:
@@ -98,9 +173,31 @@ class Seat:
 
     # ----- the questions ---------------------------------------------------------------------------
     def setup(self, n_players: int, rules: RuleSet, rng: np.random.Generator) -> None:
-        """Start of the game: the bot learns its seat, the table size, the rules and its generator."""
-        self.bot.setup(self.index, n_players, rules, rng)
+        """Start of the game: the bot learns its seat, the table size, its copy of the rules and its generator.
+
+        If it fails, the bot is benched for the game (every decision of its seat is the default).
+        """
+        try:
+            self.own_limit = inspect.getattr_static(self.bot, "enforces_own_timeout", False) is True
+            if self.own_limit and self.limit is not None:
+                object.__setattr__(self.bot, "decision_timeout", self.limit)
+        except Exception as err:
+            self.error(f"setup could not give the bot its time limit ({describe_exception(err)})", err)
+        limit = None if self.limit is None else self.limit * SETUP_TIME_FACTOR
+        if self._call("setup", (self.index, n_players, rules, rng), limit) is _FAILED:
+            self.benched = True
+            return
+        self.label = self._describe_bot()
         self.asks = frozenset(m for m in SKIPPABLE if overrides(self.bot, m))  # after setup: it may add methods
+
+    def _describe_bot(self) -> str:
+        """The bot's repr for records, if it gives a plain one-line string in time; else its class name."""
+        text = self._call("__repr__", (), self.limit)
+        if type(text) is not str:
+            if text is not _FAILED:
+                self.error(f"__repr__ returned {safe_repr(text)}, not a string")
+            return type_name(self.bot)
+        return " ".join(text.split())[:100] or type_name(self.bot)
 
     def act(self, obs: Observation, lim: BetLimits, my_bet: int) -> tuple[str, int]:
         """A betting decision as (kind, this round's bet after it), legal under ``lim``.
@@ -114,7 +211,7 @@ class Seat:
             if kind is CALL or (kind is CHECK and not lim.to_call):  # the common case, fast (interned names)
                 return (CALL, my_bet + lim.to_call) if lim.to_call else (CHECK, my_bet)
             if type(kind) is not str or kind not in _KINDS:
-                return self._refuse_action(f"unknown action kind {safe_repr(kind)}", lim, my_bet)
+                return self._refuse_action(f"act: unknown action kind {safe_repr(kind)}", lim, my_bet)
         elif answer is _FAILED:
             return self._refuse_action(None, lim, my_bet)
         else:
@@ -124,7 +221,7 @@ class Seat:
                 return self._refuse_action(str(bad), lim, my_bet)
         problem = action_problem(kind, amount, lim)
         if problem is not None:
-            return self._refuse_action(problem, lim, my_bet)
+            return self._refuse_action(f"act: {problem}", lim, my_bet)
         if kind == RAISE:
             return RAISE, exact_int(amount)  # type: ignore[return-value]  # checked by action_problem
         if kind == FOLD:

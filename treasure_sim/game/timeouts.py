@@ -1,0 +1,115 @@
+"""A decision time limit for bots, enforced inside the process where it can be.
+
+How: on the main thread of a process with SIGALRM (a tournament runs games on its workers' main
+threads), :meth:`Alarm.call` installs a SIGALRM handler and a repeating real-time timer
+(``signal.setitimer``): at the limit the handler raises `DecisionTimeout` inside the bot's code.
+A `BaseException`, so ``except Exception`` in a bot does not catch it. A bot that swallows it
+anyway is interrupted again every ``repeat`` seconds, and from the second interruption on the
+first line or opcode it runs (the body of the handler that caught it) raises it again, through a
+trace function, so ``while True: try: ... except BaseException: pass`` is unwound too. Whatever
+the bot does, an answer given after the limit is refused. The previous handler, timer and trace
+function are restored after each call.
+
+Limits (in-process enforcement is best effort against an adversary): code that never returns to
+the interpreter (a long C call such as ``sum(itertools.count())``) cannot be interrupted, nor can
+other threads; a bot may switch the alarm off (``signal.signal(SIGALRM, SIG_IGN)``) or loop
+through several nested handlers, each interruption unwinding only one of them; off the main
+thread, or without SIGALRM, the time is only measured once the call returns. For bots you do not
+trust, run each in another process behind a proxy that enforces its own limit
+(``Strategy.enforces_own_timeout``) and can be killed.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+from collections.abc import Callable
+from time import monotonic
+from types import FrameType
+from typing import Any
+
+REPEAT = 0.05  # seconds between further interruptions of a bot that swallowed the first one
+_HAS_ALARM = hasattr(signal, "SIGALRM") and hasattr(signal, "setitimer")
+
+
+class DecisionTimeout(BaseException):
+    """A bot ran past its decision time (raised inside the bot, or by a bot proxy that enforces its own)."""
+
+
+def alarm_usable() -> bool:
+    """Whether :class:`Alarm` can interrupt here: SIGALRM exists and this is the main thread."""
+    return _HAS_ALARM and threading.current_thread() is threading.main_thread()
+
+
+class Alarm:
+    """Interrupts one call at a time after ``seconds``; :attr:`fired` says whether it had to."""
+
+    __slots__ = ("_adapter", "_in_call", "_prev_trace", "_tracing", "fired", "repeat", "seconds")
+
+    def __init__(self, seconds: float, repeat: float = REPEAT) -> None:
+        self.seconds = seconds
+        self.repeat = repeat
+        self.fired = 0
+        self._in_call = False
+        self._tracing = False
+        self._prev_trace: Any = None
+        self._adapter: FrameType | None = None
+
+    def call(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(*args)``; raises `DecisionTimeout` if it ran past the limit (even if it swallowed it).
+
+        Only on the main thread (see :func:`alarm_usable`).
+        """
+        self.fired = 0
+        self._adapter = sys._getframe()
+        previous = signal.signal(signal.SIGALRM, self._fire)
+        started = monotonic()
+        prev_delay, prev_interval = signal.setitimer(signal.ITIMER_REAL, self.seconds, self.repeat)
+        self._in_call = True
+        try:
+            answer = fn(*args)
+        finally:
+            self._in_call = False  # first: from here on neither the handler nor the tracer raises
+            signal.setitimer(signal.ITIMER_REAL, 0, 0)
+            signal.signal(signal.SIGALRM, previous)
+            if self._tracing:
+                sys.settrace(self._prev_trace)
+                self._tracing = False
+            self._adapter = None
+            if prev_delay:  # someone else's timer was running: give it back what is left of it
+                signal.setitimer(signal.ITIMER_REAL, max(prev_delay - (monotonic() - started), 1e-3), prev_interval)
+        if self.fired:
+            raise DecisionTimeout  # it answered, but only after the limit
+        return answer
+
+    def _fire(self, signum: int, frame: FrameType | None) -> None:
+        if not self._in_call:
+            return  # the call has returned: the adapter is tidying up
+        self.fired += 1
+        if self.fired > 1:
+            self._trace_from(frame)
+        raise DecisionTimeout
+
+    def _trace_from(self, frame: FrameType | None) -> None:
+        """The bot swallowed a timeout: the next line or opcode it runs (in its handler) raises it again.
+
+        Python drops a trace function that raises, so this is installed again at every interruption;
+        each interruption unwinds the bot past the handler that caught the one before.
+        """
+        if not self._tracing:
+            self._prev_trace = sys.gettrace()
+            self._tracing = True
+        sys.settrace(self._trace)  # frames the bot calls from now on
+        while frame is not None and frame is not self._adapter:  # frames already running
+            frame.f_trace = self._trace
+            frame.f_trace_opcodes = True
+            frame = frame.f_back
+
+    def _trace(self, frame: FrameType, event: str, arg: Any) -> Callable[..., Any] | None:
+        if not self._in_call:
+            return None
+        if event == "opcode" or event == "line":
+            raise DecisionTimeout
+        frame.f_trace_opcodes = True  # a call, an exception arriving, a return: keep watching
+        return self._trace
