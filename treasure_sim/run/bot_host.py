@@ -25,6 +25,7 @@ def serve(spec: str, params: dict[str, Any], stdin: Any = None, stdout: Any = No
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout
     bot: Strategy | None = None
+    showdowns: tuple = ()  # the hands shown so far this game, from the hand_end records
     for line in stdin:
         request = json.loads(line)
         method, ident = request.get("type"), request.get("id")
@@ -33,16 +34,18 @@ def serve(spec: str, params: dict[str, Any], stdin: Any = None, stdout: Any = No
             if method == "hello":
                 reply = {"name": spec}
             elif method == "setup":
-                bot = load_strategy(spec, **params)
+                bot, showdowns = load_strategy(spec, **params), ()
                 bot.setup(request["seat"], request["n_players"], RuleSet.from_dict(request["rules"]),
                           np.random.default_rng(request["seed"]))
             elif method == "hand_end":
+                record = protocol.hand_record_from_json(request["record"])
+                showdowns += record.shown
                 if bot is not None:
-                    bot.on_hand_end(protocol.hand_record_from_json(request["record"]))
+                    bot.on_hand_end(record)
             else:
                 if bot is None:
                     raise RuntimeError(f"{method} before setup")
-                obs = protocol.observation_from_json(request["obs"])
+                obs = protocol.observation_from_json(request["obs"], showdowns)
                 options = protocol.options_from_json(method, request.get("options", []))
                 answer = getattr(bot, method)(obs, options) if method in ("choose_joker_treasure", "steal") \
                     else getattr(bot, method)(obs)
@@ -58,8 +61,12 @@ def main(argv: list[str] | None = None) -> int:
     if not 1 <= len(args) <= 2:
         print("usage: python -m treasure_sim.run.bot_host SPEC [PARAMS_JSON]", file=sys.stderr)
         return 2
-    params = json.loads(args[1]) if len(args) > 1 else {}
-    load_strategy(args[0], **params)  # fail now, with the loader's message, if the spec is wrong
+    try:
+        params = json.loads(args[1]) if len(args) > 1 else {}
+        load_strategy(args[0], **params)  # fail now, with the loader's message, if the spec is wrong
+    except (ValueError, TypeError) as err:
+        print(f"cannot load the bot: {err}", file=sys.stderr)
+        return 2
     serve(args[0], params)
     return 0
 

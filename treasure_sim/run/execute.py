@@ -81,10 +81,11 @@ class RunReport:
 
 def run_experiment(exp: Experiment, out: str | Path, *, workers: int | None = None, executor: str = "process",
                    scheduler: str | None = None, overwrite: bool = False, progress: bool | None = None,
-                   on_part: Callable[[TaskResult], None] | None = None) -> RunReport:
+                   strict: bool = False, on_part: Callable[[TaskResult], None] | None = None) -> RunReport:
     """Play every game of ``exp`` not yet in ``out``, writing parts as tasks finish.
 
-    ``progress``: None shows the bar only on a terminal. ``on_part`` is called after each part is written
+    ``progress``: None shows the bar only on a terminal. ``strict``: stop at a bot's first error with a
+    `BotFailure` naming it (parts already written stay). ``on_part`` is called after each part is written
     (a test hook: raising KeyboardInterrupt there is a Ctrl-C at that moment).
     """
     workers = workers or default_workers()
@@ -101,7 +102,7 @@ def run_experiment(exp: Experiment, out: str | Path, *, workers: int | None = No
                         results.path, old.package_version, _version())
         manifest = _run_manifest(exp, old)
         with run_logging(results.log_path, multiprocess=executor == "process"), backend:
-            return _run(exp, results, manifest, pending, backend, progress, on_part)
+            return _run(exp, results, manifest, pending, backend, progress, on_part, strict)
 
 
 def _run_manifest(exp: Experiment, old: Manifest | None) -> Manifest:
@@ -115,10 +116,10 @@ def _run_manifest(exp: Experiment, old: Manifest | None) -> Manifest:
 
 def _run(exp: Experiment, results: ResultsDir, manifest: Manifest, pending: list[tuple[int, int]],
          backend: ProcessBackend | DaskBackend, progress: bool | None,
-         on_part: Callable[[TaskResult], None] | None) -> RunReport:
+         on_part: Callable[[TaskResult], None] | None, strict: bool) -> RunReport:
     pending_deals = sum(b - a for a, b in pending)
     size = deals_per_task(pending_deals, exp.rotations, backend.workers)
-    tasks = plan_tasks(exp, pending, size)
+    tasks = plan_tasks(exp, pending, size, strict=strict)
     n_tasks = sum(-(-(b - a) // size) for a, b in pending)
     start_done = manifest.games_done
     run = Invocation(started=now(), executor=backend.name, workers=backend.workers)
@@ -205,7 +206,8 @@ def _sweep_manifest(sweep: Sweep, old: Manifest | None) -> Manifest:
 
 
 def run_sweep(sweep: Sweep, out: str | Path, *, workers: int | None = None, executor: str = "process",
-              scheduler: str | None = None, overwrite: bool = False, progress: bool | None = None) -> SweepReport:
+              scheduler: str | None = None, overwrite: bool = False, progress: bool | None = None,
+              strict: bool = False) -> SweepReport:
     """Run every variant into ``out/<variant>/`` with `run_experiment` (which resumes and repairs each one).
 
     A folder holding another sweep is refused unless ``overwrite``; then the old variants' results are
@@ -241,7 +243,7 @@ def run_sweep(sweep: Sweep, out: str | Path, *, workers: int | None = None, exec
                 set_variant(variant.name, status="running")
                 report = run_experiment(sweep.experiment(variant), out / variant.name, workers=workers,
                                         executor=executor, scheduler=scheduler, overwrite=overwrite,
-                                        progress=progress)
+                                        progress=progress, strict=strict)
                 runs.append((variant.name, report))
                 set_variant(variant.name, status=report.status, games_done=report.games_done)
             status = "complete"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import hashlib
 import json
@@ -15,11 +16,13 @@ from typing import Any
 from ..game.rules import RuleSet
 from ..game.strategy import Strategy
 from . import loader
+from .isolated import BotProcessError, handshake, python_command, split_command
 from .schedule import deals_to_seat_everyone
 
 DEFAULT_CONFIG = "default.toml"  # in treasure_sim/run/data, packaged with the wheel
-TOP_KEYS = ("name", "seed", "deals", "table_size", "rotate", "entrants", "rules")
-ENTRANT_KEYS = ("strategy", "params", "label")
+TOP_KEYS = ("name", "seed", "deals", "table_size", "rotate", "decision_timeout", "entrants", "rules")
+ENTRANT_KEYS = ("strategy", "params", "label", "isolate", "command", "memory_mb")
+DECISION_TIMEOUT = 10.0  # seconds a bot may think per decision unless the config says otherwise
 SCHEDULE_VERSION = 2  # bump when the same config would schedule different games (2: keyed-hash seeds)
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
@@ -30,11 +33,30 @@ class ConfigError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Entrant:
-    """One player of the tournament: a strategy spec, its constructor params, and a unique label."""
+    """One player of the tournament: a strategy spec and its constructor params (or a command to run), and a
+    unique label. ``isolate``: the bot plays from its own process, through the line protocol."""
 
     label: str
     strategy: str
     params: dict[str, Any] = field(default_factory=dict)
+    isolate: bool = False
+    command: tuple[str, ...] = ()  # a program speaking the line protocol (implies isolate)
+    memory_mb: int | None = None  # isolated only: the bot process's address-space limit
+
+    @property
+    def process_command(self) -> tuple[str, ...]:
+        """What runs this entrant when isolated: its command, or the Python host for its strategy."""
+        return self.command or python_command(self.strategy, self.params)
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"label": self.label, "strategy": self.strategy, "params": self.params}
+        if self.isolate:
+            data["isolate"] = True
+        if self.command:
+            data["command"] = list(self.command)
+        if self.memory_mb is not None:
+            data["memory_mb"] = self.memory_mb
+        return data
 
     @property
     def params_json(self) -> str:
@@ -54,6 +76,7 @@ class Experiment:
     entrants: tuple[Entrant, ...]
     rules: RuleSet = RuleSet()
     source: str = field(default="<memory>", compare=False)
+    decision_timeout: float = DECISION_TIMEOUT
 
     @property
     def rotations(self) -> int:
@@ -68,9 +91,8 @@ class Experiment:
         """The config as TOML would hold it, with the full RuleSet (for the manifest)."""
         return {
             "name": self.name, "seed": self.seed, "deals": self.deals, "table_size": self.table_size,
-            "rotate": self.rotate,
-            "entrants": [{"label": e.label, "strategy": e.strategy, "params": e.params} for e in self.entrants],
-            "rules": self.rules.to_dict(),
+            "rotate": self.rotate, "decision_timeout": self.decision_timeout,
+            "entrants": [e.to_dict() for e in self.entrants], "rules": self.rules.to_dict(),
         }
 
     def fingerprint(self) -> str:
@@ -80,7 +102,7 @@ class Experiment:
         so a results folder may be resumed or extended only by a config with its fingerprint.
         """
         data = self.to_dict()
-        del data["deals"]
+        del data["deals"], data["decision_timeout"]  # more deals extend; the time limit is how, not what
         data["schedule_version"] = SCHEDULE_VERSION
         text = json.dumps(data, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()[:16]
@@ -145,6 +167,9 @@ def parse_experiment(data: dict[str, Any], source: str = "<memory>", *, check_st
     rotate = data.get("rotate", True)
     if not isinstance(rotate, bool):
         raise ConfigError(f"{where}rotate must be true or false, got {rotate!r}")
+    timeout = data.get("decision_timeout", DECISION_TIMEOUT)
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not 0 < timeout < float("inf"):
+        raise ConfigError(f"{where}decision_timeout must be a number of seconds > 0, got {timeout!r}")
     try:
         rules = RuleSet.from_dict(data.get("rules", {}))
     except (ValueError, TypeError) as err:
@@ -159,7 +184,7 @@ def parse_experiment(data: dict[str, Any], source: str = "<memory>", *, check_st
                           f"cycle); ask for at least {needed}")
     if check_strategies:
         _check_loadable(entrants, where)
-    return Experiment(name, seed, deals, table_size, rotate, entrants, rules, source)
+    return Experiment(name, seed, deals, table_size, rotate, entrants, rules, source, float(timeout))
 
 
 def check_name(name: Any, what: str, names: str) -> str:
@@ -189,40 +214,70 @@ def _entrants(raw: Any, where: str) -> tuple[Entrant, ...]:
     if not isinstance(raw, list) or not raw:
         raise ConfigError(f"{where}entrants must be a non-empty array of tables ([[entrants]] with "
                           f"strategy = \"...\"), got {raw!r}")
-    parsed: list[tuple[str | None, str, dict[str, Any]]] = []
-    for i, item in enumerate(raw):
-        at = f"{where}entrants[{i}]: "
-        if not isinstance(item, dict):
-            raise ConfigError(f"{at}must be a table with keys {', '.join(ENTRANT_KEYS)}, got {item!r}")
-        check_keys(item, ENTRANT_KEYS, at)
-        spec = item.get("strategy")
-        if not isinstance(spec, str) or not spec.strip():
-            raise ConfigError(f"{at}strategy must be a name (see `available strategies` below), "
-                              f"'pkg.module:Class' or 'path/file.py:Class'; got {spec!r}")
-        params = item.get("params", {})
-        if not isinstance(params, dict):
-            raise ConfigError(f"{at}params must be a table such as {{ rollouts = 200 }}, got {params!r}")
-        try:
-            json.dumps(params)
-        except (TypeError, ValueError):
-            raise ConfigError(f"{at}params must hold only numbers, strings, booleans, arrays and tables; "
-                              f"got {params!r}") from None
-        label = item.get("label")
-        if label is not None and (not isinstance(label, str) or not label.strip()):
-            raise ConfigError(f"{at}label must be a non-empty string, got {label!r}")
-        parsed.append((label, spec.strip(), params))
-    explicit = [lab for lab, _, _ in parsed if lab is not None]
+    parsed = [_entrant(item, f"{where}entrants[{i}]: ") for i, item in enumerate(raw)]
+    explicit = [e.label for e in parsed if e.label]
     for lab in explicit:
         if explicit.count(lab) > 1:
             raise ConfigError(f"{where}label {lab!r} is given to {explicit.count(lab)} entrants; labels must differ")
     used = set(explicit)
     entrants = []
-    for label, spec, params in parsed:
-        if label is None:
-            label = _unique(_default_label(spec), used)
-            used.add(label)
-        entrants.append(Entrant(label, spec, params))
+    for e in parsed:
+        if not e.label:
+            e = dataclasses.replace(e, label=_unique(_default_label(e.strategy or _command_name(e.command)), used))
+            used.add(e.label)
+        entrants.append(e)
     return tuple(entrants)
+
+
+def _entrant(item: Any, at: str) -> Entrant:
+    """One [[entrants]] table, checked; the label is empty when the config gives none."""
+    if not isinstance(item, dict):
+        raise ConfigError(f"{at}must be a table with keys {', '.join(ENTRANT_KEYS)}, got {item!r}")
+    check_keys(item, ENTRANT_KEYS, at)
+    command = item.get("command")
+    if command is not None:
+        if isinstance(command, str):
+            command = split_command(command)
+        if not isinstance(command, list | tuple) or not command or not all(isinstance(c, str) and c for c in command):
+            raise ConfigError(f"{at}command must be a program and its arguments, such as [\"python3\", "
+                              f"\"my_bot.py\"], got {command!r}")
+        if "strategy" in item or "params" in item:
+            raise ConfigError(f"{at}give either strategy (a Python bot, with params) or command (a program "
+                              f"speaking the line protocol), not both")
+    spec = item.get("strategy", "")
+    if command is None and (not isinstance(spec, str) or not spec.strip()):
+        raise ConfigError(f"{at}strategy must be a name (see `available strategies` below), "
+                          f"'pkg.module:Class' or 'path/file.py:Class'; got {spec or None!r}")
+    params = item.get("params", {})
+    if not isinstance(params, dict):
+        raise ConfigError(f"{at}params must be a table such as {{ rollouts = 200 }}, got {params!r}")
+    try:
+        json.dumps(params)
+    except (TypeError, ValueError):
+        raise ConfigError(f"{at}params must hold only numbers, strings, booleans, arrays and tables; "
+                          f"got {params!r}") from None
+    label = item.get("label")
+    if label is not None and (not isinstance(label, str) or not label.strip()):
+        raise ConfigError(f"{at}label must be a non-empty string, got {label!r}")
+    isolate = item.get("isolate", command is not None)
+    if not isinstance(isolate, bool) or (command is not None and not isolate):
+        raise ConfigError(f"{at}isolate must be true or false (a command always runs isolated), got {isolate!r}")
+    memory = item.get("memory_mb")
+    if memory is not None and (isinstance(memory, bool) or not isinstance(memory, int) or memory < 16):
+        raise ConfigError(f"{at}memory_mb must be a whole number of megabytes >= 16, got {memory!r}")
+    if memory is not None and not isolate:
+        raise ConfigError(f"{at}memory_mb limits an isolated bot's process: add isolate = true")
+    return Entrant(label or "", spec.strip(), params, isolate, tuple(command or ()), memory)
+
+
+def _command_name(command: tuple[str, ...]) -> str:
+    """A label for a command: its script's name (``line_bot`` for ``python3 bots/line_bot.py``), else the program."""
+    for part in reversed(command):
+        if "/" in part or "." in part:
+            name = part.rsplit("/", 1)[-1].split(".", 1)[0]
+            if name:
+                return name
+    return command[0].rsplit("/", 1)[-1]
 
 
 def _default_label(spec: str) -> str:
@@ -240,7 +295,8 @@ def _unique(label: str, used: set[str]) -> str:
 
 
 def _check_loadable(entrants: tuple[Entrant, ...], where: str) -> None:
-    """Build each bot once now: a bot that cannot load is a config error, not a crash mid-run."""
+    """Build each bot once now (an isolated one: start it and shake hands): a bot that cannot load is a
+    config error, not a crash mid-run."""
     for i, e in enumerate(entrants):
         at = f"{where}entrants[{i}] ({e.label}): "
         if e.strategy.isidentifier():  # a registry name: suggest the nearest one
@@ -250,6 +306,12 @@ def _check_loadable(entrants: tuple[Entrant, ...], where: str) -> None:
                 hint = f" (did you mean {close[0]!r}?)" if close else ""
                 raise ConfigError(f"{at}unknown strategy {e.strategy!r}{hint}; available: {', '.join(names)}; "
                                   f"or give 'package.module:Class' or 'path/to/file.py:Class'")
+        if e.isolate:  # never run untrusted code in this process, not even its import or constructor
+            try:
+                handshake(e.process_command, e.memory_mb)
+            except BotProcessError as err:
+                raise ConfigError(f"{at}the isolated bot ({' '.join(e.process_command)}) {err}") from None
+            continue
         try:
             bot = load_strategy(e.strategy, **e.params)
         except Exception as err:

@@ -38,22 +38,27 @@ def _names(value: Any) -> Any:
 
 
 def _plain(value: Any) -> Any:
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, ActionEvent):
+        return {"round": value.round, "seat": value.seat, "kind": value.kind, "to": value.to, "added": value.added,
+                "all_in": value.all_in}
     if isinstance(value, tuple | list):
         return [_plain(v) for v in value]
     return value
 
 
 def observation_to_json(obs: Observation) -> dict[str, Any]:
-    """Every field of the observation; cards as names, records as objects, the rules as a table."""
+    """Every field of the observation but ``showdowns``; cards as names, records as objects, the rules as a table.
+
+    The hands shown at earlier showdowns reach the bot once, in each ``hand_end`` record: sending the
+    whole list with every question would make each message grow with the game.
+    """
     out: dict[str, Any] = {}
     for name, value in zip(obs._fields, obs, strict=True):
         if name in _CARD_FIELDS:
             out[name] = _names(value)
         elif name == "rules":
             out[name] = value.to_dict()
-        else:
+        elif name != "showdowns":
             out[name] = _plain(value)
     return out
 
@@ -130,10 +135,12 @@ def _ids(value: Any) -> Any:
     return parse_card(value)
 
 
-def observation_from_json(data: dict[str, Any]) -> Observation:
-    """The `Observation` a `Strategy` in the host process is asked with."""
-    fields: dict[str, Any] = {}
+def observation_from_json(data: dict[str, Any], showdowns: tuple[ShownHand, ...] = ()) -> Observation:
+    """The `Observation` a `Strategy` in the host process is asked with (``showdowns``: from the records so far)."""
+    fields: dict[str, Any] = {"showdowns": showdowns}
     for name in Observation._fields:
+        if name == "showdowns":
+            continue
         value = data[name]
         if name in _CARD_FIELDS:
             fields[name] = _ids(value)
@@ -141,8 +148,6 @@ def observation_from_json(data: dict[str, Any]) -> Observation:
             fields[name] = RuleSet.from_dict(value)
         elif name == "history":
             fields[name] = tuple(ActionEvent(**e) for e in value)
-        elif name == "showdowns":
-            fields[name] = tuple(_record(ShownHand, s) for s in value)
         else:
             fields[name] = _tuples(value)
     return Observation(**fields)

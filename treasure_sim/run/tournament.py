@@ -9,6 +9,7 @@ cut into tasks, how many workers run them and in which order never changes a res
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -16,10 +17,13 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-from ..game.engine import Game
+from ..game.engine import Game, StrategyError
+from ..game.history import GameResult
 from ..game.rules import RuleSet
 from ..game.seeding import derive, hardened_root_key
+from ..game.strategy import Strategy
 from .experiment import Entrant, Experiment, load_strategy
+from .isolated import IsolatedBot
 from .rows import game_rows, hand_rows, new_columns, to_tables
 from .schedule import round_robin, seating
 
@@ -48,6 +52,8 @@ class Task:
     rotations: int
     first_deal: int
     end_deal: int  # exclusive
+    decision_timeout: float | None = None
+    strict: bool = False  # stop at a bot's first error (BotFailure) instead of playing the default answer
 
     @property
     def games(self) -> int:
@@ -66,14 +72,51 @@ class TaskResult:
     bot_errors: int
 
 
-def plan_tasks(exp: Experiment, pending: list[tuple[int, int]], size: int) -> Iterator[Task]:
+class BotFailure(RuntimeError):
+    """A bot could not be built, or broke a strict run: one line naming the entrant, the game and what failed."""
+
+
+def plan_tasks(exp: Experiment, pending: list[tuple[int, int]], size: int, *, strict: bool = False) -> Iterator[Task]:
     """Cut the pending deal ranges [start, end) into tasks of at most ``size`` deals, as they are needed
     (a run of 10**12 deals starts at once and plans in constant memory)."""
     tables = round_robin(len(exp.entrants), exp.table_size)
     for start, end in pending:
         for first in range(start, end, size):
             yield Task(exp.name, exp.seed, exp.rules, exp.entrants, tables, exp.rotations, first,
-                       min(end, first + size))
+                       min(end, first + size), exp.decision_timeout, strict)
+
+
+def make_bot(entrant: Entrant) -> Strategy:
+    """A fresh bot for one game: in this process, or a proxy to its own process when isolated."""
+    if entrant.isolate:
+        return IsolatedBot(entrant.process_command, label=entrant.label, memory_mb=entrant.memory_mb)
+    return load_strategy(entrant.strategy, **entrant.params)
+
+
+def play_one(task: Task, deal: int, rotation: int, seats: tuple[int, ...]) -> GameResult:
+    """One game of the task; a bot that cannot be built, or errs in a strict run, is a `BotFailure`."""
+    game_id = deal * task.rotations + rotation
+    bots: list[Strategy] = []
+    try:
+        for e in seats:
+            entrant = task.entrants[e]
+            try:
+                bots.append(make_bot(entrant))
+            except Exception as err:
+                raise BotFailure(f"entrant {entrant.label!r} ({entrant.strategy or ' '.join(entrant.command)}) "
+                                 f"could not be built for game {game_id}: {type(err).__name__}: {err}") from err
+        card_seed, bot_seeds = game_seeds(task.seed, deal, rotation, len(seats))
+        try:
+            return Game(bots, task.rules, None, deal_seed=card_seed, bot_seeds=bot_seeds, quintets=False,
+                        strict=task.strict, decision_timeout=task.decision_timeout).play()
+        except StrategyError as err:
+            seat = re.match(r"seat (\d+)", str(err))
+            who = task.entrants[seats[int(seat[1])]].label if seat else "a bot"
+            raise BotFailure(f"entrant {who!r} in game {game_id} (deal {deal}): {err}") from err
+    finally:
+        for bot in bots:
+            if isinstance(bot, IsolatedBot):
+                bot.close()
 
 
 def run_task(task: Task) -> TaskResult:
@@ -85,9 +128,7 @@ def run_task(task: Task) -> TaskResult:
         table_id = deal % len(task.tables)
         for rotation in range(task.rotations):
             seats = seating(task.tables[table_id], rotation)
-            bots = [load_strategy(task.entrants[e].strategy, **task.entrants[e].params) for e in seats]
-            card_seed, bot_seeds = game_seeds(task.seed, deal, rotation, len(seats))
-            result = Game(bots, task.rules, None, deal_seed=card_seed, bot_seeds=bot_seeds, quintets=False).play()
+            result = play_one(task, deal, rotation, seats)
             game_id = deal * task.rotations + rotation
             game_rows(columns["games"], task.experiment, game_id, deal, rotation, table_id, seats, task.entrants,
                       result, task.rules.starting_money, task.rules.ante)
