@@ -15,7 +15,7 @@ import os
 import signal
 import sys
 from collections import Counter, deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -87,7 +87,7 @@ class ProcessBackend:
         return ProcessPoolExecutor(self.workers, mp_context=_fork_context(), initializer=_init_worker,
                                    initargs=(os.getpid(),))
 
-    def run(self, tasks: Iterable[Task]) -> Iterator[TaskResult]:
+    def run(self, tasks: Iterable[Task]) -> Generator[TaskResult, None, None]:
         """Run ``tasks`` (drawn lazily: a run of 10**12 deals plans as it goes) and yield their results."""
         source = iter(tasks)
         pending: deque[Task] = deque()  # tasks drawn from the source but not yet submitted (or to rerun)
@@ -201,7 +201,7 @@ class DaskBackend:
         if self._cluster is not None:
             self._cluster.close()
 
-    def run(self, tasks: Iterable[Task]) -> Iterator[TaskResult]:
+    def run(self, tasks: Iterable[Task]) -> Generator[TaskResult, None, None]:
         from distributed import as_completed
 
         client = self._client
@@ -212,9 +212,9 @@ class DaskBackend:
         for fut in stream:
             result = fut.result()
             fut.release()
-            task = next(source, None)
-            if task is not None:
-                stream.add(client.submit(_run_task_on_dask, task, pure=False))
+            following = next(source, None)
+            if following is not None:
+                stream.add(client.submit(_run_task_on_dask, following, pure=False))
             yield result
 
 

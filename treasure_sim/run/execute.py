@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from tqdm import tqdm
 
@@ -231,7 +232,7 @@ def run_sweep(sweep: Sweep, out: str | Path, *, workers: int | None = None, exec
         manifest = manifest.replace(runs=(*manifest.runs, run))
         write_manifest(out, manifest)
 
-        def set_variant(name: str, **changes: object) -> None:
+        def set_variant(name: str, **changes: Any) -> None:
             nonlocal manifest
             manifest = manifest.replace(variants=tuple(dataclasses.replace(v, **changes) if v.name == name else v
                                                        for v in manifest.variants), updated=now())

@@ -57,7 +57,7 @@ def observation_to_json(obs: Observation) -> dict[str, Any]:
         if name in _CARD_FIELDS:
             out[name] = _names(value)
         elif name == "rules":
-            out[name] = value.to_dict()
+            out[name] = obs.rules.to_dict()
         elif name != "showdowns":
             out[name] = _plain(value)
     return out
@@ -165,7 +165,7 @@ def _record(cls: type, data: dict[str, Any]) -> Any:
 def hand_record_from_json(data: dict[str, Any]) -> HandRecord:
     """A hand record as a bot in-process would have been told it (``on_hand_end``)."""
     nested = {"actions": ActionEvent, "shown": ShownHand, "pots": PotResult, "steals": StealEvent}
-    fields = {}
+    fields: dict[str, Any] = {}
     for f in dataclasses.fields(HandRecord):
         if f.name in data:
             value = data[f.name]
