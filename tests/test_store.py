@@ -256,3 +256,21 @@ def test_a_lock_held_by_a_live_process_refuses_and_a_dead_owner_is_taken_over(tm
     with ResultsDir(tmp_path).locked():  # the kernel released the dead owner's lock
         pass
     assert any(f"(pid {holder.pid}) is no longer running; taking over its lock" in r.message for r in caplog.records)
+
+
+def test_without_a_terminal_a_run_says_how_far_it_is(tmp_path, capfd, monkeypatch):
+    from treasure_sim.run import execute
+
+    monkeypatch.setattr(execute.Progress, "__init__", _every_instant(execute.Progress.__init__))
+    run_experiment(parse_toml(CONFIG), tmp_path / "out", workers=1)  # progress=None: stderr is not a terminal here
+    err = capfd.readouterr().err
+    assert "treasure-sim: store: " in err and " of 36 games (" in err and "games/s, about" in err and "left" in err
+    log = (tmp_path / "out" / "run.log").read_text()
+    assert "games/s, about" in log
+
+
+def _every_instant(init):
+    def patched(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        self.every = 0.0
+    return patched

@@ -65,6 +65,55 @@ def _python() -> str:
     return sys.version.split()[0]
 
 
+class Progress:
+    """How far a run is: a bar on a terminal; without one (a CI log, nohup, a notebook) a line every
+    ``every`` seconds on stderr with games done, rate and time left; the same lines always go to run.log.
+
+    ``show``: None decides by whether stderr is a terminal; False shows nothing (run.log still gets lines).
+    """
+
+    def __init__(self, name: str, total: int, done: int, show: bool | None, every: float = 10.0) -> None:
+        self.name, self.total, self.done, self.every = name, total, done, every
+        terminal = sys.stderr.isatty()
+        self.bar = tqdm(total=total, initial=done, unit="game", desc=name, file=sys.stderr, dynamic_ncols=True,
+                        smoothing=0.05, disable=not (terminal if show is None else show and terminal))
+        self.lines = show is not False and not terminal
+        self.start = self.last = time.perf_counter()
+        self.first = done
+
+    def __enter__(self) -> Progress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.bar.close()
+
+    def update(self, games: int) -> None:
+        self.done += games
+        self.bar.update(games)
+        now_ = time.perf_counter()
+        if now_ - self.last >= self.every:
+            self.last = now_
+            line = self.line(now_)
+            log.info(line)
+            if self.lines:
+                print(f"treasure-sim: {line}", file=sys.stderr, flush=True)
+
+    def line(self, at: float) -> str:
+        rate = (self.done - self.first) / max(at - self.start, 1e-9)
+        left = (self.total - self.done) / rate if rate > 0 else float("inf")
+        return (f"{self.name}: {self.done:,} of {self.total:,} games ({self.done / self.total:.0%}), "
+                f"{rate:,.1f} games/s, about {_duration(left)} left")
+
+
+def _duration(seconds: float) -> str:
+    if seconds == float("inf"):
+        return "? s"
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            return f"{seconds / size:.1f} {unit}"
+    return f"{seconds:.0f} s"
+
+
 @dataclass(frozen=True, slots=True)
 class RunReport:
     """How a run ended: ``status`` is complete, interrupted or failed; the data on disk is valid in each."""
@@ -131,8 +180,7 @@ def _run(exp: Experiment, results: ResultsDir, manifest: Manifest, pending: list
     start = time.perf_counter()
     status, errors = "failed", 0
     try:
-        with tqdm(total=exp.games, initial=start_done, unit="game", desc=exp.name, file=sys.stderr, disable=(
-                None if progress is None else not progress), dynamic_ncols=True, smoothing=0.05) as bar, \
+        with Progress(exp.name, exp.games, start_done, progress) as bar, \
                 contextlib.closing(backend.run(tasks)) as stream:
             for result in stream:
                 part = results.write_part(result.first_deal, result.end_deal, result.tables)
