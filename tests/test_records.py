@@ -15,7 +15,15 @@ import pytest
 from treasure_sim import __version__
 from treasure_sim.run.execute import run_experiment
 from treasure_sim.run.experiment import parse_toml
-from treasure_sim.run.store import GAMES_SCHEMA, HANDS_SCHEMA, ResultsDir, ResultsError, read_games, read_hands
+from treasure_sim.run.store import (
+    GAMES_SCHEMA,
+    HANDS_SCHEMA,
+    SEATS_SCHEMA,
+    ResultsDir,
+    ResultsError,
+    read_games,
+    read_hands,
+)
 
 SMALL = """
 name = "small"
@@ -91,7 +99,7 @@ def test_manifest(small_run):
 
 def test_every_column_is_documented():
     doc = DOC.read_text()
-    for schema, section in ((GAMES_SCHEMA, "## games"), (HANDS_SCHEMA, "## hands")):
+    for schema, section in ((GAMES_SCHEMA, "## games"), (HANDS_SCHEMA, "## hands"), (SEATS_SCHEMA, "## seats")):
         part = doc.split(section, 1)[1].split("\n## ", 1)[0]
         rows = dict(re.findall(r"^\| `(\w+)` \| `([^`]+)` \|", part, flags=re.M))
         assert list(rows) == schema.names, section
@@ -177,3 +185,23 @@ def test_finishing_order_examples():
     # two busted at 0: the later elimination finishes ahead; survivors by money; exact ties share a place
     assert finishing_order([0, 0, 150, 150, 0], [3, 9, None, None, 3]) == [4, 3, 1, 1, 4]
     assert finishing_order([5, 0], [None, None]) == [1, 2]
+
+
+def test_seat_rows_add_up_to_their_hands(small_run):
+    from treasure_sim.run.store import read_seats
+
+    out, _ = small_run
+    seats = read_seats(out).to_pandas()
+    hands = read_hands(out).to_pandas().set_index(["game_id", "hand_no"])
+    per = seats.groupby(["game_id", "hand_no"])
+    assert (per.size() == hands["players_in_hand"]).all()
+    assert (per["net"].sum() == 0).all()  # chips are conserved in every hand
+    assert (per["won"].sum() == hands["pot"]).all()
+    assert (per["showdown"].sum() == hands["players_at_showdown"]).all()
+    assert (per["steals"].sum() == hands["steals"]).all() and (per["stolen_from"].sum() == hands["steals"]).all()
+    assert (per["hearts_drawn"].agg(lambda d: sum(map(len, d))) == hands["hearts_drawn"]).all()
+    assert (per["last_folder"].sum() == hands["last_folder"].notna()).all()
+    assert (~seats["pfr"] | seats["vpip"]).all()
+    given_back = seats["won"] - seats["put_in"].map(sum)  # net differs from this only by an uncalled bet returned
+    assert ((seats["net"] - given_back) >= 0).all() and ((seats["net"] - given_back) > 0).sum() <= len(hands)
+    assert (seats["hole"].map(len) == 2).all() and seats.loc[~seats["showdown"], "folded_round"].notna().sum() > 0

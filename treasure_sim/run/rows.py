@@ -84,9 +84,59 @@ def hand_rows(cols: Columns, experiment: str, game_id: int, hands: Sequence[Hand
             "spades_moved": sum(map(len, h.spades_moved)), "hearts_drawn": sum(map(len, h.drawn)),
             "steals": len(h.steals), "deck_size": h.deck_size_after, "void": h.void,
             "deck_ran_out": h.deck_ran_out, "bot_errors": len(h.errors), "money_after": list(h.money_after),
+            "shared": list(h.shared),
         }
         for name, value in row.items():
             cols[name].append(value)
+
+
+def seat_rows(cols: Columns, experiment: str, game_id: int, hands: Sequence[HandRecord]) -> None:
+    """Append one row per seat dealt into each hand: what it held, put in, did and won (poker statistics,
+    and the chance events that luck adjustment needs)."""
+    for h in hands:
+        n = len(h.in_hand)
+        put_in = [[0, 0, 0, 0] for _ in range(n)]
+        bets, calls, checks = [0] * n, [0] * n, [0] * n
+        folded_round: list[int | None] = [None] * n
+        for a in h.actions:
+            put_in[a.seat][a.round] += a.added
+            if a.kind == "raise":
+                bets[a.seat] += 1
+            elif a.kind == "call":
+                calls[a.seat] += 1
+            elif a.kind == "check":
+                checks[a.seat] += 1
+            else:
+                folded_round[a.seat] = a.round
+        vpip = {a.seat for a in h.actions if a.round == 0 and a.kind in ("call", "raise")}
+        pfr = {a.seat for a in h.actions if a.round == 0 and a.kind == "raise"}
+        shown = {s.seat for s in h.shown}
+        won = [0] * n
+        for pot in h.pots:
+            for w, chips in zip(pot.winners, pot.shares, strict=True):
+                won[w] += chips
+        stole = [sum(1 for s in h.steals if s.seat == seat) for seat in range(n)]
+        robbed = [sum(1 for s in h.steals if s.victim == seat) for seat in range(n)]
+        saw = len(h.shared) > 0
+        for seat in range(n):
+            if not h.in_hand[seat]:
+                continue
+            row = {
+                "experiment": experiment, "game_id": game_id, "hand_no": h.hand_no, "seat": seat,
+                "stack": h.money_after[seat] - h.payouts[seat], "net": h.payouts[seat],
+                "hole": list(h.hole[seat] or ()),
+                "treasures_before": list(h.treasures_before[seat]) if h.treasures_before else [],
+                "put_in": [h.antes[seat], *put_in[seat]], "folded_round": folded_round[seat],
+                "bets": bets[seat], "calls": calls[seat], "checks": checks[seat], "vpip": seat in vpip,
+                "pfr": seat in pfr, "saw_shared": saw and (folded_round[seat] is None or folded_round[seat] > 0),
+                "showdown": seat in shown, "won": won[seat], "last_folder": h.last_folder == seat,
+                "treasure_taken": h.treasure_taken if h.last_folder == seat else None,
+                "spades_moved": list(h.spades_moved[seat]), "hearts_drawn": list(h.drawn[seat]),
+                "steals": stole[seat], "stolen_from": robbed[seat],
+                "errors": sum(1 for s, _ in h.errors if s == seat),
+            }
+            for name, value in row.items():
+                cols[name].append(value)
 
 
 def to_tables(columns: dict[str, Columns]) -> dict[str, pa.Table]:

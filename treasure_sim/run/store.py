@@ -1,6 +1,6 @@
 """The results store: the Parquet schemas (one place), part files with checksums, the typed manifest, readers.
 
-A results folder holds one Parquet dataset per table (``games/``, ``hands/``), each cut into parts that
+A results folder holds one Parquet dataset per table (``games/``, ``hands/``, ``seats/``), each cut into parts that
 cover whole deals, plus ``manifest.json`` and ``parts.jsonl`` (a sweep folder holds ``sweep.json`` and one
 results folder per variant). Every part file is written under a hidden temporary name and renamed into
 place; then one line with its size, row count and SHA-256 is appended to ``parts.jsonl`` (an append-only
@@ -84,8 +84,36 @@ HANDS_SCHEMA = pa.schema([
     ("deck_ran_out", pa.bool_()),
     ("bot_errors", pa.int16()),
     ("money_after", pa.list_(pa.int32())),
+    ("shared", pa.list_(pa.string())),
 ])
-SCHEMAS = {"games": GAMES_SCHEMA, "hands": HANDS_SCHEMA}
+SEATS_SCHEMA = pa.schema([
+    ("experiment", _STR),
+    ("game_id", pa.int64()),
+    ("hand_no", pa.int32()),
+    ("seat", pa.int8()),
+    ("stack", pa.int32()),
+    ("net", pa.int32()),
+    ("hole", pa.list_(pa.string())),
+    ("treasures_before", pa.list_(pa.string())),
+    ("put_in", pa.list_(pa.int32())),
+    ("folded_round", pa.int8()),
+    ("bets", pa.int16()),
+    ("calls", pa.int16()),
+    ("checks", pa.int16()),
+    ("vpip", pa.bool_()),
+    ("pfr", pa.bool_()),
+    ("saw_shared", pa.bool_()),
+    ("showdown", pa.bool_()),
+    ("won", pa.int32()),
+    ("last_folder", pa.bool_()),
+    ("treasure_taken", pa.string()),
+    ("spades_moved", pa.list_(pa.string())),
+    ("hearts_drawn", pa.list_(pa.string())),
+    ("steals", pa.int8()),
+    ("stolen_from", pa.int8()),
+    ("errors", pa.int16()),
+])
+SCHEMAS = {"games": GAMES_SCHEMA, "hands": HANDS_SCHEMA, "seats": SEATS_SCHEMA}
 TABLES = tuple(SCHEMAS)
 WALL_CLOCK_COLUMNS = ("decision_time",)  # differ between runs of the same games
 GAME_KEY = ("game_id", "seat")
@@ -415,7 +443,7 @@ def verify(folder: str | Path) -> Verification:
         raise ResultsError(f"{folder} is not a results folder ({RUN_MANIFEST} is missing)")
     if manifest.parts is None:
         return Verification(folder, manifest, unverifiable=True)
-    damaged = tuple((p, why) for p in manifest.parts for t in TABLES if (why := _damage(folder, p, t)))
+    damaged = tuple((p, why) for p in manifest.parts for f in p.files if (why := _damage(folder, p, f.table)))
     return Verification(folder, manifest, damaged, tuple(_unrecorded(folder, manifest)))
 
 
@@ -580,6 +608,9 @@ class ResultsDir:
         name = part_name(first_deal, end_deal)
         files = []
         for t in TABLES:
+            if t not in tables:
+                continue
+            self.table_dir(t).mkdir(parents=True, exist_ok=True)
             data = _parquet_bytes(tables[t])
             atomic_write(self.table_dir(t) / name, data)
             files.append(PartFile(t, tables[t].num_rows, len(data), hashlib.sha256(data).hexdigest()))
@@ -640,6 +671,8 @@ def iter_parts(path: str | Path, table: str, columns: Sequence[str] | None = Non
         return
     for part in manifest.parts:
         recorded = part.file(table)
+        if recorded is None:  # written by a version without this table
+            continue
         file = path / table / part.name
         try:
             data = file.read_bytes()
@@ -671,3 +704,8 @@ def read_games(path: str | Path, columns: Sequence[str] | None = None, **kwargs:
 def read_hands(path: str | Path, columns: Sequence[str] | None = None, **kwargs: Any) -> pa.Table:
     """The hands table of a results folder, verified."""
     return read_table(path, "hands", columns, **kwargs)
+
+
+def read_seats(path: str | Path, columns: Sequence[str] | None = None, **kwargs: Any) -> pa.Table:
+    """The seats table (one row per seat dealt into a hand) of a results folder, verified."""
+    return read_table(path, "seats", columns, **kwargs)

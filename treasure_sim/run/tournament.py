@@ -24,7 +24,7 @@ from ..game.seeding import derive, hardened_root_key
 from ..game.strategy import Strategy
 from .experiment import Entrant, Experiment, load_strategy
 from .isolated import IsolatedBot
-from .rows import game_rows, hand_rows, new_columns, to_tables
+from .rows import game_rows, hand_rows, new_columns, seat_rows, to_tables
 from .schedule import round_robin, seating
 
 log = logging.getLogger(__name__)
@@ -133,6 +133,7 @@ def run_task(task: Task) -> TaskResult:
             game_rows(columns["games"], task.experiment, game_id, deal, rotation, table_id, seats, task.entrants,
                       result, task.rules.starting_money, task.rules.ante)
             hand_rows(columns["hands"], task.experiment, game_id, result.hands)
+            seat_rows(columns["seats"], task.experiment, game_id, result.hands)
             for seat, messages in enumerate(result.errors):
                 if messages:
                     errors += len(messages)
