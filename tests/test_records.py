@@ -198,7 +198,8 @@ def test_seat_rows_add_up_to_their_hands(small_run):
     assert (per["net"].sum() == 0).all()  # chips are conserved in every hand
     assert (per["won"].sum() == hands["pot"]).all()
     assert (per["showdown"].sum() == hands["players_at_showdown"]).all()
-    assert (per["steals"].sum() == hands["steals"]).all() and (per["stolen_from"].sum() == hands["steals"]).all()
+    assert (per["steals"].sum() == hands["steals"]).all()
+    assert (per["stolen_from"].sum() <= hands["steals"]).all()  # a victim may be out of the game (no row)
     assert (per["hearts_drawn"].agg(lambda d: sum(map(len, d))) == hands["hearts_drawn"]).all()
     assert (per["last_folder"].sum() == hands["last_folder"].notna()).all()
     assert (~seats["pfr"] | seats["vpip"]).all()
