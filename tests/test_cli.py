@@ -51,9 +51,10 @@ def test_run_prints_the_summary_and_resumes(config, tmp_path, capsys):
     rows = {line.split()[1]: line for line in lines[7:10]}  # after the header and rule
     assert set(rows) == {"random", "drawer", "stopper"}
     assert all(" 15 " in r and "±" in r and r.rstrip().endswith(" 0") for r in rows.values())
-    assert "P(row finishes ahead of column)" in out and "bootstrap over deals" in out
-    assert "win share and net: 95% Student-t interval over per-deal means" in out
-    assert "all rotations of one deal = one sample" in out
+    flat = " ".join(out.split())  # the notes are wrapped
+    assert "P(row finishes ahead of column)" in out and "bootstrap over deals" in flat
+    assert "win share and net: 95% Student-t interval over per-deal means" in flat
+    assert "all rotations of one deal = one sample" in flat
     assert "*" not in header  # one lineup: the raw columns are comparable
     manifest = json.loads((tmp_path / "results" / "clitest" / "manifest.json").read_text())
     assert manifest["status"] == "complete" and manifest["games_done"] == 15
@@ -168,7 +169,7 @@ def test_a_broken_bot_is_marked_in_the_summary(config, tmp_path, capsys):
     row = next(line for line in out.splitlines() if " broken " in line)
     assert re.search(r" \d+ \(9\d\.\d%\) ⚠$", row)  # nearly every decision failed (Hearts draws have no act())
     assert re.search(r"⚠ broken: \d+ bot errors in 9\d\.\d% of its decisions: its results reflect the engine's "
-                     r"fallback answers \(check, else fold\), not the bot's own play", out)
+                     r"fallback answers \(check, else fold\), not the bot's own play", " ".join(out.split()))
     assert not any(" ⚠" in line for line in out.splitlines() if " random " in line)
 
 

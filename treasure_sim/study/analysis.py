@@ -147,7 +147,7 @@ def head_to_head(games: pd.DataFrame, *, level: float = LEVEL, multiplicity: str
     pairs = pairs.assign(ahead=(pairs["place"] < pairs["opp_place"]) + 0.5 * (pairs["place"] == pairs["opp_place"]),
                          net_diff=(pairs["net"] - pairs["opp_net"]) if net else np.nan)
     per_deal = pairs.groupby(["strategy", "opponent", *units], observed=True)[["ahead", "net_diff"]].mean()
-    n_games = pairs.drop_duplicates(["strategy", "opponent", *keys]).groupby(["strategy", "opponent"]).size()
+    n_games = pairs.drop_duplicates(["strategy", "opponent", *keys]).groupby(["strategy", "opponent"]).size().to_dict()
     rows = []
     for (a, b), deal in per_deal.groupby(level=["strategy", "opponent"], sort=True):
         ahead, diff = mean_interval(deal["ahead"] - 0.5, level), mean_interval(deal["net_diff"].dropna(), level)
@@ -225,7 +225,12 @@ def strengths(games: pd.DataFrame | None = None, *, fitted: Strengths | None = N
 
     ``ahead_next`` is the model's probability that the entrant finishes ahead of the one ranked just below.
     """
-    s = fitted if fitted is not None else fit(_require(games, ["strategy"], "strengths"), level=level)
+    if fitted is not None:
+        s = fitted
+    elif games is not None:
+        s = fit(_require(games, ["strategy"], "strengths"), level=level)
+    else:
+        raise ValueError("strengths() needs the games table or a fitted model")
     order = s.order
     rows = []
     for k, i in enumerate(order):

@@ -374,5 +374,6 @@ def paired_half_widths(sweep_dir: str | Path, metric: str | None = None, level: 
         if chosen.empty:
             raise KeyError(f"no metric {metric!r} in this sweep; known: {', '.join(dict.fromkeys(compared['metric']))}")
     chosen = chosen[chosen["variant"] != manifest.baseline]
-    return {f"{r.metric}: {r.variant} − {manifest.baseline}": (r.diff_high - r.diff_low) / 2
-            for r in chosen.itertuples()}
+    half = ((chosen["diff_high"] - chosen["diff_low"]) / 2).to_numpy(dtype=float)
+    return {f"{m}: {v} − {manifest.baseline}": float(h)
+            for m, v, h in zip(chosen["metric"], chosen["variant"], half, strict=True)}

@@ -38,6 +38,11 @@ def cell(mean: float, low: float, high: float, fmt: str, flag: str = "", note: s
     return f"{text} {flag}".rstrip()
 
 
+def records(table: Any) -> list[dict[str, Any]]:
+    """A data frame's rows as dicts (name -> value): what the table builders iterate over."""
+    return [dict(zip(map(str, table.columns), row, strict=True)) for row in table.itertuples(index=False, name=None)]
+
+
 def number(x: float, fmt: str) -> str:
     return "—" if math.isnan(x) else f"{x:{fmt}}"
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -144,7 +144,7 @@ def plot_strengths(table: pd.DataFrame, colors: dict[str, str] | None = None) ->
     return fig
 
 
-def plot_planning(plan: pd.DataFrame, targets: dict[str, Sequence[float]] | None = None) -> Figure:
+def plot_planning(plan: pd.DataFrame, targets: Mapping[str, Sequence[float]] | None = None) -> Figure:
     """Deals needed for a target half-width at the observed spread, one panel per metric, one line per entrant.
 
     n(W) = deals × (half-width now / W)²; the dot is where the run stands now.

@@ -3,21 +3,22 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from ..run.store import Manifest, is_sweep_dir
 from . import analysis as an
 from . import plots
-from .markdown import cell, entrants_text, md_table, number, rules_text, save_figure
+from .markdown import cell, entrants_text, md_table, number, records, rules_text, save_figure
 from .stats import SEAT_TEST, Strengths, deals_needed, direction_flags, multiplicity_text
 from .sweep_report import run_sweep_report
 
 TRAJECTORY_GAMES = 6
-PLAN_TARGETS = {"strength": (0.1, 0.05), "win share": (0.02, 0.01), "net": (10.0, 5.0)}  # planning table columns
+# the target half-widths of the planning table, per metric
+PLAN_TARGETS: dict[str, Sequence[float]] = {"strength": (0.1, 0.05), "win share": (0.02, 0.01), "net": (10.0, 5.0)}
 LINEUP_WORDS = ("on who shared a table: these entrants met in {n} different lineups, so compare them by strength and "
                 "by the paired head-to-head, not by these")
 
@@ -34,14 +35,14 @@ def headline(games: pd.DataFrame, fitted: Strengths | None = None) -> tuple[str,
         else pd.Series(math.nan, index=s["strategy"])
     star = "*" if s.attrs["lineups"] > 1 else ""
     rows = []
-    for k, r in enumerate(s.itertuples()):
-        errors = "0" if not r.errors else f"{r.errors} ({r.error_share:.1%}) ⚠"
-        rows.append([k + 1, r.strategy + _errors_mark(r.note),
-                     cell(r.strength, r.strength_low, r.strength_high, "+.2f"),
-                     cell(r.ahead_next, r.ahead_low, r.ahead_high, ".2f"),
-                     cell(r.win_share, r.win_low, r.win_high, ".3f", note=r.win_note), f"{r.fair:.3f}",
-                     cell(r.net, r.net_low, r.net_high, "+.1f", note=r.net_note), r.games, r.deals, errors,
-                     number(ms[r.strategy], ".3f")])
+    for k, r in enumerate(records(s)):
+        errors = "0" if not r["errors"] else f"{r['errors']} ({r['error_share']:.1%}) ⚠"
+        rows.append([k + 1, r["strategy"] + _errors_mark(r["note"]),
+                     cell(r["strength"], r["strength_low"], r["strength_high"], "+.2f"),
+                     cell(r["ahead_next"], r["ahead_low"], r["ahead_high"], ".2f"),
+                     cell(r["win_share"], r["win_low"], r["win_high"], ".3f", note=r["win_note"]), f"{r['fair']:.3f}",
+                     cell(r["net"], r["net_low"], r["net_high"], "+.1f", note=r["net_note"]), r["games"], r["deals"],
+                     errors, number(ms[r["strategy"]], ".3f")])
     header = ["#", "entrant", "strength [95% CI]", "P(ahead of next) [95% CI]", f"win share{star} [95% CI]",
               "equal share", f"mean net{star}, chips [95% CI]", "games", "deals", "bot errors", "ms / decision"]
     notes = [f"Strength: {s.attrs['method']}. It is a log-strength with mean 0: two entrants d apart finish in that "
@@ -55,7 +56,7 @@ def headline(games: pd.DataFrame, fitted: Strengths | None = None) -> tuple[str,
                      f"Their intervals: {s.attrs['raw_method']}.")
     else:
         notes.append(f"Win share and net: {s.attrs['raw_method']}.")
-    notes += [f"⚠ **{r.strategy}**: {r.note.removeprefix('⚠ ')}." for r in s.itertuples() if r.note]
+    notes += [f"⚠ **{r['strategy']}**: {r['note'].removeprefix('⚠ ')}." for r in records(s) if r["note"]]
     return md_table(header, rows, align="rl" + "r" * (len(header) - 2)), notes
 
 
@@ -74,29 +75,30 @@ def _pairs_table(h2h: pd.DataFrame) -> str:
     ahead_flag = direction_flags(pairs["mean"] - 0.5, pairs["p_ahead_adjusted"])
     net_flag = direction_flags(pairs["net_diff"], pairs["p_net_adjusted"])
     rows = []
-    for r, fa, fn in zip(pairs.itertuples(), ahead_flag, net_flag, strict=True):
-        rows.append([f"{r.strategy} vs {r.opponent}", r.deals,
-                     cell(r.mean, r.ci_low, r.ci_high, ".2f", fa, note=r.note),
-                     f"{r.p_ahead:.2g} / {r.p_ahead_adjusted:.2g}", cell(r.net_diff, r.net_low, r.net_high, "+.1f", fn),
-                     f"{r.p_net:.2g} / {r.p_net_adjusted:.2g}"])
+    for r, fa, fn in zip(records(pairs), ahead_flag, net_flag, strict=True):
+        rows.append([f"{r['strategy']} vs {r['opponent']}", r["deals"],
+                     cell(r["mean"], r["ci_low"], r["ci_high"], ".2f", fa, note=r["note"]),
+                     f"{r['p_ahead']:.2g} / {r['p_ahead_adjusted']:.2g}",
+                     cell(r["net_diff"], r["net_low"], r["net_high"], "+.1f", fn),
+                     f"{r['p_net']:.2g} / {r['p_net_adjusted']:.2g}"])
     return md_table(["pair (A vs B)", "deals together", "A finished ahead of B [95% CI]", "p / adjusted p",
                      "net A − B, chips per game [95% CI]", "p / adjusted p"], rows)
 
 
 def _seat_table(seats: pd.DataFrame) -> str:
-    rows = [[int(r.n_players), int(r.seat), cell(r.mean, r.ci_low, r.ci_high, ".3f", note=r.note), f"{r.fair:.3f}",
-             r.deals] for r in seats.itertuples()]
+    rows = [[int(r["n_players"]), int(r["seat"]), cell(r["mean"], r["ci_low"], r["ci_high"], ".3f", note=r["note"]),
+             f"{r['fair']:.3f}", r["deals"]] for r in records(seats)]
     return md_table(["players", "seat (0 = first dealer)", "win share [95% CI]", "equal share", "deals"], rows)
 
 
 def _plan_table(plan: pd.DataFrame) -> str:
     """Per metric and entrant: the half-width now and the deals each target half-width needs."""
     rows = []
-    for r in plan.itertuples():
-        targets = PLAN_TARGETS.get(r.metric, ())
-        needed = deals_needed(r.half_width, r.deals, np.array(targets)) if targets else []
-        rows.append([r.metric, r.strategy, number(r.half_width, ".3g"), r.deals,
-                     ", ".join(f"±{w:g}: {number(n, ',.0f')}" for w, n in zip(targets, needed, strict=True))])
+    for r in records(plan):
+        targets = PLAN_TARGETS.get(r["metric"], ())
+        needed = [deals_needed(r["half_width"], r["deals"], w) for w in targets]
+        rows.append([r["metric"], r["strategy"], number(r["half_width"], ".3g"), r["deals"],
+                     ", ".join(f"±{w:g}: {number(float(n), ',.0f')}" for w, n in zip(targets, needed, strict=True))])
     return md_table(["metric", "entrant", "half-width now", "deals now", "deals needed for a half-width of"], rows,
                     align="llrrl")
 

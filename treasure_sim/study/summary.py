@@ -6,7 +6,9 @@ columns, because with more entrants than seats they also measure who an entrant 
 
 from __future__ import annotations
 
+import textwrap
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -81,17 +83,21 @@ def run_summary(out: Path, level: float = LEVEL, replicates: int = 1000) -> RunS
     games: Counter[int] = Counter()
     errors: Counter[int] = Counter()
     decisions: Counter[int] = Counter()
-    deal_entrant, deal_win, deal_net, deal_wins, lineups = [], [], [], [], set()
+    deal_entrant: list[np.ndarray] = []
+    deal_win: list[np.ndarray] = []
+    deal_net: list[np.ndarray] = []
+    deal_wins: list[tuple[np.ndarray, ...]] = []
+    lineups: set[tuple[int, ...]] = set()
     for part in iter_parts(out, "games", COLUMNS):
         entrant, deal = part["entrant_id"].to_numpy().astype(np.int64), part["deal_id"].to_numpy().astype(np.int64)
         span = int(entrant.max()) + 1
         keys, where = np.unique(deal * span + entrant, return_inverse=True)
-        rows = np.bincount(where)
+        per_key = np.bincount(where)
         deal_entrant.append(keys % span)
-        deal_win.append(np.bincount(where, weights=part["win_share"].to_numpy()) / rows)
-        deal_net.append(np.bincount(where, weights=part["net"].to_numpy()) / rows)
+        deal_win.append(np.bincount(where, weights=part["win_share"].to_numpy()) / per_key)
+        deal_net.append(np.bincount(where, weights=part["net"].to_numpy()) / per_key)
         for d in np.unique(keys // span):
-            lineups.add(tuple(keys[keys // span == d] % span))
+            lineups.add(tuple((keys[keys // span == d] % span).tolist()))
         ids, first, counts = np.unique(entrant, return_index=True, return_counts=True)
         part_errors = np.bincount(entrant, weights=part["errors"].to_numpy())
         part_decisions = np.bincount(entrant, weights=part["decisions"].to_numpy())
@@ -126,6 +132,7 @@ def _strengths(parts: list[tuple[np.ndarray, ...]], labels: dict[int, str], leve
 
 
 # ----- the text the CLI prints ---------------------------------------------------------------------------------
+WIDTH = 110  # the notes under the tables are wrapped to this
 FALLBACK = "its results reflect the engine's fallback answers (check, else fold), not the bot's own play"
 
 
@@ -139,7 +146,7 @@ def error_note(entrant: str, errors: int, share: float) -> str:
     return f"⚠ {entrant}: {errors} bot errors in {share:.1%} of its decisions: {FALLBACK}."
 
 
-def text_table(rows: list[tuple[str, ...]], left: int = 1) -> str:
+def text_table(rows: Sequence[Sequence[str]], left: int = 1) -> str:
     """A plain-text table: a header, a rule, the rows; the first ``left`` columns left-aligned."""
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     lines = []
@@ -176,14 +183,17 @@ def render(summary: RunSummary, level: float = LEVEL) -> str:
         matrix = [("P(row finishes ahead of column)", *(str(k + 1) for k in range(len(order))))]
         matrix += [(f"{k + 1} {s.names[i]}", *("-" if i == j else f"{s.prob[i, j]:.2f}" for j in order))
                    for k, i in enumerate(order)]
-        lines += [text_table(matrix), "",
-                  "strength: log-strength, mean 0; entrants d apart finish in order with P = 1 / (1 + e^-d). "
-                  "Finishing order: final money, then the later elimination.",
-                  f"  {s.method}, {s.deals} deals." + (f" Note: {s.note}." if s.note else "")]
+        lines += [text_table(matrix), ""]
+        notes = [f"strength: log-strength, mean 0; entrants d apart finish in that order with P = 1 / (1 + e^-d). "
+                 f"Finishing order: final money, then the later elimination. {s.method}, {s.deals} deals."
+                 + (f" Note: {s.note}." if s.note else "")]
+    else:
+        notes = ["strength: not fitted (no two entrants ever finished in the same game)."]
     n_deals = max((r.deals for r in summary.rows), default=0)
     if raw:
-        lines.append(f"* win share and net depend on who shares a table: these {len(summary.rows)} entrants met in "
+        notes.append(f"* win share and net depend on who shares a table: these {len(summary.rows)} entrants met in "
                      f"{summary.lineups} different lineups, so compare them by strength.")
-    lines.append(f"  win share and net: {method(level)} (up to {n_deals} deals per entrant). games: seats played.")
-    lines += [error_note(r.entrant, r.errors, r.error_share) for r in ranked if r.errors]
+    notes.append(f"win share and net: {method(level)} (up to {n_deals} deals per entrant). games: seats played.")
+    notes += [error_note(r.entrant, r.errors, r.error_share) for r in ranked if r.errors]
+    lines += [textwrap.fill(n, WIDTH, subsequent_indent="  ") for n in notes]
     return "\n".join(lines)

@@ -14,7 +14,7 @@ from matplotlib.ticker import MaxNLocator
 
 from ..run.store import Manifest
 from . import balance as bal
-from .markdown import cell, entrants_text, md_table, save_figure
+from .markdown import cell, entrants_text, md_table, records, save_figure
 from .plots import OKABE_ITO
 from .stats import SEAT_TEST, multiplicity_text
 
@@ -77,9 +77,9 @@ def headline_table(compared: pd.DataFrame, variants: list[str]) -> str:
 
 
 def fold_table(fold: pd.DataFrame) -> str:
-    rows = [[r.variant, r.suit, cell(r.cost, r.cost_low, r.cost_high, ".1f"),
-             cell(r.worth, r.worth_low, r.worth_high, "+.1f"), cell(r.net, r.net_low, r.net_high, "+.1f", r.flag)]
-            for r in fold.itertuples()]
+    rows = [[r["variant"], r["suit"], cell(r["cost"], r["cost_low"], r["cost_high"], ".1f"),
+             cell(r["worth"], r["worth_low"], r["worth_high"], "+.1f"),
+             cell(r["net"], r["net_low"], r["net_high"], "+.1f", r["flag"])] for r in records(fold)]
     return md_table(["variant", "suit taken", "chips given up [95% CI]", "worth: final money per Treasure",
                       "worth − cost"], rows)
 
