@@ -151,8 +151,10 @@ def test_benjamini_hochberg_keeps_the_false_discovery_share_below_5_percent():
     fdr = float(np.mean(shares))
     print(f"BH false discovery share {fdr:.4f}, power {np.mean(found):.3f}")
     assert fdr <= 0.05 + 2 * np.std(shares) / math.sqrt(repeats) and np.mean(found) > 0.5
-    null = _cells(rng, 400, cells, deals=30)  # all null: any discovery is false, so FDR = FWER
-    assert np.mean([(stats.adjust(row, "bh") < 0.05).any() for row in null]) <= 0.05 + 2 * math.sqrt(0.05 * 0.95 / 400)
+    null = _cells(rng, 1000, cells, deals=30)  # all null: any discovery is false, so FDR = FWER
+    null_any = np.mean([(stats.adjust(row, "bh") < 0.05).any() for row in null])
+    print(f"BH on all-null sweeps: repeats with any flag {null_any:.3f}")
+    assert null_any <= 0.05 + 2 * math.sqrt(0.05 * 0.95 / 1000)
 
 
 def test_adjust_keeps_untested_cells_out_of_the_family_and_names_the_method():
