@@ -52,6 +52,16 @@ def test_win_shares_one_bar_and_whisker_per_strategy(games):
     assert "per-deal" in fig.get_supxlabel()
 
 
+def test_a_broken_bot_is_marked_in_the_figures(games):
+    broken = games.assign(errors=(games["strategy"] == "tight") * 3)
+    for table, plot in ((an.win_rates(broken), plots.plot_win_shares), (an.mean_net(broken), plots.plot_mean_net),
+                        (an.strengths(broken), plots.plot_strengths)):
+        assert table.set_index("strategy").loc["tight", "bot_errors"].startswith("⚠")
+        ax = _bar_axes(plot(table))
+        labels = [t.get_text() for t in ax.get_yticklabels()]
+        assert "tight ⚠" in labels and "random" in labels and "fallback answers" in ax.get_title()
+
+
 def test_mean_net_axes_are_in_chips(games):
     fig = plots.plot_mean_net(an.mean_net(games))
     _render(fig)

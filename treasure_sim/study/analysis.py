@@ -93,14 +93,20 @@ def win_rates(games: pd.DataFrame, *, unit: str = "deal", level: float = LEVEL) 
     out = interval_table(games, "win_share", ["strategy"], unit, level, bounds=(0.0, 1.0))
     fair = (1.0 / games["n_players"]).groupby(games["strategy"]).mean()
     out["fair"] = out["strategy"].map(fair).to_numpy()
-    return out.sort_values("mean", ascending=False, kind="stable").reset_index(drop=True)
+    return _marked(out, games).sort_values("mean", ascending=False, kind="stable").reset_index(drop=True)
 
 
 def mean_net(games: pd.DataFrame, *, unit: str = "deal", level: float = LEVEL) -> pd.DataFrame:
     """Mean net money (chips won minus chips started with) per strategy, t interval over deals."""
     games = _require(games, ["game_id", "strategy", "net"], "mean_net")
     out = interval_table(games, "net", ["strategy"], unit, level)
-    return out.sort_values("mean", ascending=False, kind="stable").reset_index(drop=True)
+    return _marked(out, games).sort_values("mean", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def _marked(table: pd.DataFrame, games: pd.DataFrame) -> pd.DataFrame:
+    """Add ``bot_errors``: the ⚠ note of an entrant ranked on fallback answers ('' for a sound bot)."""
+    notes = bot_errors(games).set_index("strategy")["note"]
+    return table.assign(bot_errors=table["strategy"].map(notes).fillna("").to_numpy())
 
 
 def seat_advantage(games: pd.DataFrame, *, unit: str = "deal", level: float = LEVEL) -> pd.DataFrame:
@@ -241,7 +247,7 @@ def strengths(games: pd.DataFrame | None = None, *, fitted: Strengths | None = N
                      "ahead_high": np.nan if j is None else s.prob_high[i, j]})
     out = pd.DataFrame(rows)
     out.attrs |= {"method": s.method, "note": s.note, "deals": s.deals}
-    return out
+    return out if games is None else _marked(out, _require(games, ["strategy"], "strengths"))
 
 
 def ahead_matrix(s: Strengths, value: str = "prob") -> pd.DataFrame:

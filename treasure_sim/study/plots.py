@@ -64,15 +64,19 @@ def _hbars(table: pd.DataFrame, xlabel: str, title: str, fmt: str, ref: float | 
     y = np.arange(len(table))
     ax.barh(y, table["mean"], xerr=_errors(table), color=[colors[s] for s in table["strategy"]],
             edgecolor="none", capsize=4, error_kw={"elinewidth": 1.2, "ecolor": "0.15"})
-    ax.set_yticks(y, table["strategy"])
+    broken = table["bot_errors"].astype(bool) if "bot_errors" in table else pd.Series(False, index=table.index)
+    ax.set_yticks(y, [f"{name} ⚠" if bad else name for name, bad in zip(table["strategy"], broken, strict=True)])
     for yi, row in zip(y, table.itertuples(), strict=True):  # the numbers, in a column right of the axes
-        interval = "" if np.isnan(row.ci_low) else f"  [{row.ci_low:{fmt}}, {row.ci_high:{fmt}}]"
+        interval = "  (no interval)" if np.isnan(row.ci_low) else "  (no variance)" if row.ci_low == row.ci_high \
+            else f"  [{row.ci_low:{fmt}}, {row.ci_high:{fmt}}]"
         interval += _few(getattr(row, "deals", None))
         ax.annotate(f"{row.mean:{fmt}}{interval}", (1.0, yi), xycoords=("axes fraction", "data"), xytext=(8, 0),
                     textcoords="offset points", va="center", fontsize=8, family="monospace")
     if ref is not None:
         ax.axvline(ref, color="0.3", linestyle="--", linewidth=1, label=ref_label)
         _legend(fig, ax)
+    if broken.any():
+        title += "\n⚠ bot errors: the marked entrants' results reflect the engine's fallback answers"
     lo = min(0.0, float(np.nanmin(table[["mean", "ci_low"]].to_numpy(dtype=float))))
     hi = max(0.0, float(np.nanmax(table[["mean", "ci_high"]].to_numpy(dtype=float))))
     span = (hi - lo) or 1.0
@@ -121,7 +125,8 @@ def plot_head_to_head(h2h: pd.DataFrame, order: Sequence[str] | None = None) -> 
                 continue
             text = f"{v:.2f}"
             if not np.isnan(low.iat[i, j]):
-                text += f"\n[{low.iat[i, j]:.2f}, {high.iat[i, j]:.2f}]"
+                text += "\n(no variance)" if low.iat[i, j] == high.iat[i, j] else \
+                    f"\n[{low.iat[i, j]:.2f}, {high.iat[i, j]:.2f}]"
             if deals is not None:
                 text += _few(deals.iat[i, j], "\n")
             ax.text(j, i, text, ha="center", va="center", fontsize=8, color="white" if v < 0.55 else "black")
