@@ -184,7 +184,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         return run_experiment(exp.replace(deals=deals), out, **options)
 
     def widest(out: Path) -> float:
-        return max(run_summary(out, replicates=400).half_widths(metric).values())
+        return max(run_summary(out).half_widths(metric).values())  # the intervals the summary prints
 
     done = execute(args, exp.name, _grow(args, play, widest, metric.replace("_", " ")))
     if done is None:
