@@ -256,6 +256,10 @@ def test_the_joint_seat_test_holds_its_size_and_finds_a_planted_advantage():
     assert np.mean(p < 0.05) <= 0.05 + 2 * math.sqrt(0.05 * 0.95 / 150)
     planted = an.seat_joint_test(_seat_games(rng, 150, 0.5))
     assert planted.p_value < 0.001 and planted.df_num == 3 and "F(3, 149)" in planted.text()
+    even = _seat_games(rng, 20, 0.0)
+    even["win_share"] = (even["strategy"] == "e0").astype(float)  # e0 wins every rotation: seats exactly even
+    test = an.seat_joint_test(even)
+    assert test.p_value == 1.0 and test.text() == "no variance: every seat won exactly the same share"
 
 
 # ----- what cells say -------------------------------------------------------------------------------------------

@@ -347,14 +347,19 @@ SEAT_TEST = ("joint Wald test that every seat has the same win share: OLS of win
 
 @dataclass(frozen=True, slots=True)
 class JointTest:
+    """A Wald F test: statistic, degrees of freedom, p-value; ``note`` says why it is degenerate, if it is."""
+
     statistic: float
     df_num: int
     df_denom: int
     p_value: float
+    note: str = ""
 
     def text(self) -> str:
         if math.isnan(self.p_value):
             return "joint test: not enough deals"
+        if self.note:
+            return f"{NO_VARIANCE}: {self.note}"
         return f"F({self.df_num}, {self.df_denom}) = {self.statistic:.2f}, p = {self.p_value:.3g}"
 
 
@@ -372,6 +377,9 @@ def seat_test(win_share: npt.ArrayLike, seat: npt.ArrayLike, entrant: npt.ArrayL
     x = np.column_stack([np.ones(len(y)), np.eye(len(seats))[seat_code][:, 1:],
                          np.eye(len(entrants))[entrant_code][:, 1:]])
     fit = sm.OLS(y, x).fit(cov_type="cluster", cov_kwds={"groups": clusters}, use_t=True)
+    if np.abs(fit.params[1:len(seats)]).max() < 1e-9 * max(1.0, float(np.abs(y).max())):
+        # every seat won exactly its share in every deal (e.g. one entrant wins all rotations): F would be 0 / 0
+        return JointTest(0.0, len(seats) - 1, int(clusters.max()), 1.0, "every seat won exactly the same share")
     restriction = np.zeros((len(seats) - 1, x.shape[1]))
     restriction[:, 1:len(seats)] = np.eye(len(seats) - 1)
     test = fit.f_test(restriction)
