@@ -1,4 +1,4 @@
-"""Analysis: intervals with known answers, per-deal grouping, head-to-head, seats, ratings, loading."""
+"""Analysis: intervals with known answers, per-deal grouping, paired head-to-head, seats, strengths, loading."""
 
 from __future__ import annotations
 
@@ -34,7 +34,8 @@ def make_games(n_deals: int = 40, skills: dict[str, float] | None = None, rotate
                     experiment=experiment, game_id=game_id, deal_id=deal, rotation=rot, table_id=0,
                     seat=(i + rot) % n, strategy=name, params=json.dumps({}), final_money=int(money[i]),
                     net=int(money[i]) - 100, win_share=float(best[i] / best.sum()), rank=int(ranks[i]),
-                    hands_played=int(rng.integers(20, 60)), end_reason="deck_empty", errors=0,
+                    finish=int(ranks[i]), hands_played=int(rng.integers(20, 60)), end_reason="deck_empty",
+                    errors=0, decisions=50,
                     treasures_spades=0, treasures_clubs=0, treasures_hearts=0, treasures_diamonds=0,
                     decision_time=1e-5))
             game_id += 1
@@ -157,6 +158,23 @@ def test_head_to_head_known_answers():
     assert (m + m.T).fillna(1).to_numpy() == pytest.approx(np.ones((3, 3)))
 
 
+def test_head_to_head_pairs_net_and_finish_deal_by_deal():
+    games = make_games(n_deals=25, skills={"a": 0.5, "b": 0.0, "c": -0.5})
+    h2h = an.head_to_head(games).set_index(["strategy", "opponent"])
+    ab = h2h.loc[("a", "b")]
+    net = games.pivot_table(index=["deal_id", "game_id"], columns="strategy", values="net")
+    per_deal = (net["a"] - net["b"]).groupby("deal_id").mean()
+    assert ab["net_diff"] == pytest.approx(per_deal.mean()) and ab["deals"] == 25
+    half = stats.t_quantile(0.95, 24) * per_deal.std() / 5
+    assert ab["net_high"] - ab["net_diff"] == pytest.approx(half)
+    assert h2h.loc[("b", "a"), "net_diff"] == pytest.approx(-ab["net_diff"])
+    # one family of 2 tests x 3 pairs, Holm by default; raw p-values kept beside the adjusted ones
+    table = an.head_to_head(games)
+    assert table.attrs["family"] == 6 and table.attrs["multiplicity"] == "holm"
+    assert (table["p_net_adjusted"] >= table["p_net"]).all()
+    assert (an.head_to_head(games, multiplicity="bh")["p_net_adjusted"] <= table["p_net_adjusted"] + 1e-12).all()
+
+
 def test_head_to_head_only_counts_games_where_both_sat():
     games = pd.concat([_hand_made(), pd.DataFrame([
         dict(game_id=9, deal_id=9, seat=0, strategy="a", rank=1, win_share=1.0),
@@ -190,28 +208,45 @@ def test_game_length_and_end_reasons():
     assert out["ended_deck_empty"].iloc[0] == 1.0 and out["games"].iloc[0] == len(one)
 
 
-# ---------------------------------------------------------------- ratings
+# ---------------------------------------------------------------- strengths and broken bots
 
 
-def test_ratings_follow_an_obvious_dominance_and_are_deterministic():
-    games = make_games(n_deals=30, skills={"weak": -3.0, "strong": 3.0, "middle": 0.0}, luck=0.3)
-    r = an.ratings(games)
-    assert r["strategy"].tolist() == ["strong", "middle", "weak"]
-    assert r["mu"].is_monotonic_decreasing
-    assert (r["sigma"] < 8.3).all()  # learnt something from the prior's 25/3
-    assert r["ordinal"].to_numpy() == pytest.approx((r["mu"] - 3 * r["sigma"]).to_numpy())
-    assert (r["games"] == 90).all()
-    shuffled = an.ratings(games.sample(frac=1.0, random_state=1))
-    pd.testing.assert_frame_equal(r, shuffled)
+def test_strengths_follow_an_obvious_dominance_and_are_deterministic():
+    games = make_games(n_deals=30, skills={"weak": -1.0, "strong": 1.0, "middle": 0.0}, luck=0.5)
+    table = an.strengths(games)
+    assert table.attrs["note"] == ""  # everyone beat and lost to someone: the plain ML estimate
+    assert table["strategy"].tolist() == ["strong", "middle", "weak"]
+    assert table["strength"].is_monotonic_decreasing and table["strength"].sum() == pytest.approx(0.0)
+    assert (table["ci_low"] <= table["strength"]).all() and (table["strength"] <= table["ci_high"]).all()
+    assert table["ahead_next"].iloc[:2].gt(0.5).all() and np.isnan(table["ahead_next"].iloc[-1])
+    assert "bootstrap over deals" in table.attrs["method"] and "choix" in table.attrs["method"]
+    shuffled = an.strengths(games.sample(frac=1.0, random_state=1))
+    pd.testing.assert_frame_equal(table, shuffled)  # the order games are read in does not matter
 
 
-def test_ratings_merge_duplicate_seats_and_skip_one_strategy_games():
-    rows = [dict(game_id=0, deal_id=0, seat=s, strategy=n, rank=r)
-            for s, (n, r) in enumerate([("a", 1), ("a", 4), ("b", 2), ("b", 3)])]
-    rows += [dict(game_id=1, deal_id=1, seat=s, strategy="a", rank=s + 1) for s in range(2)]
-    r = an.ratings(pd.DataFrame(rows)).set_index("strategy")
-    assert r.loc["a", "games"] == 1 and r.loc["b", "games"] == 1
-    assert r.loc["a", "mu"] == pytest.approx(r.loc["b", "mu"])  # mean ranks 2.5 each: a tie
+def test_strengths_use_eliminations_to_break_ties_of_money():
+    # two players bust with 0 chips in every game; the one eliminated later finishes ahead
+    rows = []
+    for g in range(20):
+        for seat, (name, finish) in enumerate([("winner", 1), ("late", 2), ("early", 3)]):
+            rows.append(dict(game_id=g, deal_id=g, seat=seat, strategy=name, rank=1 if name == "winner" else 2,
+                             finish=finish, win_share=float(name == "winner")))
+    games = pd.DataFrame(rows)
+    h2h = an.head_to_head(games).set_index(["strategy", "opponent"])
+    assert h2h.loc[("late", "early"), "mean"] == 1.0  # by `rank` alone they would tie at 0.5
+    ahead = an.ahead_matrix(an.fit(games, replicates=50))
+    assert ahead.loc["late", "early"] > 0.9
+
+
+def test_broken_bots_are_marked_with_their_error_share():
+    games = make_games(n_deals=6)
+    games.loc[games["strategy"] == "weak", "errors"] = 5  # 5 of 50 decisions in every game
+    errors = an.bot_errors(games).set_index("strategy")
+    assert errors.loc["weak", "errors"] == 5 * 18 and errors.loc["weak", "error_share"] == pytest.approx(0.1)
+    assert errors.loc["weak", "note"].startswith("⚠ 90 bot errors in 10.0% of its decisions")
+    assert "fallback answers" in errors.loc["weak", "note"] and errors.loc["strong", "note"] == ""
+    head = an.summary(games).set_index("strategy")
+    assert "fallback" in head.loc["weak", "note"] and head.loc["strong", "errors"] == 0
 
 
 # ---------------------------------------------------------------- loading and trajectories
@@ -242,19 +277,21 @@ def test_load_stacks_runs_and_trajectories_start_at_the_stake(tmp_path):
         an.load(tmp_path / "missing")
 
 
-def test_summary_joins_the_tables():
+def test_summary_leads_with_strength_and_keeps_the_raw_columns():
     games = make_games(n_deals=12)
     s = an.summary(games)
-    assert s["strategy"].tolist() == ["strong", "middle", "weak"]
-    assert {"win_share", "win_low", "win_high", "net", "net_low", "net_high", "mu", "sigma", "ordinal"} <= set(s)
+    assert s["strategy"].tolist() == ["strong", "middle", "weak"] and s["strength"].is_monotonic_decreasing
+    assert {"strength", "strength_low", "strength_high", "ahead_next", "win_share", "win_low", "win_high", "net",
+            "net_low", "net_high", "errors", "error_share"} <= set(s)
     assert (s["win_low"] <= s["win_share"]).all() and (s["win_share"] <= s["win_high"]).all()
+    assert s.attrs["lineups"] == 1
 
 
 def test_entrant_labels_not_strategy_specs_name_the_rows():
     # the runner's schema: `entrant` is the unique label, `strategy` the (shared) spec, both categorical
     games = make_games(n_deals=5)
     games = games.assign(entrant=games["strategy"].astype("category"), strategy=pd.Categorical(["random"] * len(games)))
-    for table in (an.win_rates(games), an.mean_net(games), an.ratings(games)):
+    for table in (an.win_rates(games), an.mean_net(games), an.strengths(games)):
         assert sorted(table["strategy"]) == ["middle", "strong", "weak"]
     assert len(an.head_to_head(games)) == 6
 

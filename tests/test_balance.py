@@ -201,3 +201,38 @@ def test_the_report_command_on_a_sweep_folder_compares_the_variants(sweep_dir, t
     assert "paired by deal" in text and "common random numbers" in text and "clustered by deal" in text
     assert "`no-jokers`: jokers = 0" in text
 
+    assert "**Multiplicity:** ▲/▼ mark a p-value below 0.05 after Holm" in text and "family of" in text
+    assert "Joint test per variant" in text and "F(2, 3)" in text
+    table = pd.read_csv(path.parent / "comparisons.csv")
+    assert {"p", "p_adjusted", "flag", "diff", "variant", "metric"} <= set(table.columns)
+    assert (table["p_adjusted"].dropna() >= table.loc[table["p_adjusted"].notna(), "p"] - 1e-12).all()
+    assert main(["report", str(sweep_dir), "--out", str(tmp_path / "bh"), "--multiplicity", "bh"]) == 0
+    assert "Benjamini–Hochberg" in (tmp_path / "bh" / "report.md").read_text()
+
+
+def test_flags_on_a_null_sweep_are_adjusted_for_the_whole_family():
+    """210 null cells (3 variants x 70 metrics, no real difference): raw intervals exclude 0 here and there,
+    the Holm-adjusted flags do not."""
+    rng = np.random.default_rng(8)
+    deals = np.arange(40)
+    values = {}
+    for variant in ("base", "v1", "v2", "v3"):
+        values[variant] = pd.concat([pd.DataFrame({"deal_id": deals, "group": "ability", "metric": f"m{m}",
+                                                   "value": rng.normal(0, 1, 40)}) for m in range(70)])
+    out = bal.compare(values, "base")
+    tested = out[out["variant"] != "base"]
+    raw = ((tested["diff_low"] > 0) | (tested["diff_high"] < 0)).sum()
+    assert raw >= 3 and (tested["p"] < 0.05).sum() == raw  # the raw test matches the interval
+    assert (tested["flag"] == "").all() and out.attrs["family"] == 210
+    assert (tested["p_adjusted"] >= tested["p"]).all()
+
+
+def test_paired_half_widths_watch_the_headline_or_a_named_metric(sweep_dir):
+    widths = bal.paired_half_widths(sweep_dir)
+    assert "hands per game: no-jokers − base" in widths and "steals: same − base" in widths
+    assert not any(k.endswith("base − base") for k in widths)
+    assert widths["hands per game: same − base"] == 0  # the same rules: identical games, no spread
+    one = bal.paired_half_widths(sweep_dir, "seat 0")
+    assert set(one) == {"seat 0: same − base", "seat 0: no-jokers − base"}
+    with pytest.raises(KeyError, match="no metric 'seat 9'"):
+        bal.paired_half_widths(sweep_dir, "seat 9")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -41,14 +42,20 @@ def test_run_prints_the_summary_and_resumes(config, tmp_path, capsys):
     out = capsys.readouterr().out
     assert "clitest: 15 games (5 deals x 3 rotations, 3 seats, 3 entrants) in results/clitest" in out
     assert "this run: 15 games in" in out and "on 2 process workers" in out
-    header = next(line for line in out.splitlines() if line.startswith("strategy"))
-    for col in ("games", "win share (95% CI)", "net $ per game (95% CI)", "bot errors"):
+    lines = out.splitlines()
+    assert lines[3].startswith("Ranked by lineup-adjusted strength")
+    header = lines[5]
+    for col in ("#", "entrant", "strength (95% CI)", "P(ahead of next)", "win share (95% CI)",
+                "net $ per game (95% CI)", "games", "bot errors"):
         assert col in header
-    rows = {line.split()[0]: line.split() for line in out.splitlines()[5:8]}  # after the header and rule
+    rows = {line.split()[1]: line for line in lines[7:10]}  # after the header and rule
     assert set(rows) == {"random", "drawer", "stopper"}
-    assert all(r[1] == "15" and r[3] == "±" for r in rows.values())
-    assert "95% CI: 95% Student-t interval over per-deal means" in out
-    assert "all rotations of one deal = one sample" in out
+    assert all(" 15 " in r and "±" in r and r.rstrip().endswith(" 0") for r in rows.values())
+    flat = " ".join(out.split())  # the notes are wrapped
+    assert "P(row finishes ahead of column)" in out and "bootstrap over deals" in flat
+    assert "win share and net: 95% Student-t interval over per-deal means" in flat
+    assert "all rotations of one deal = one sample" in flat
+    assert "*" not in header  # one lineup: the raw columns are comparable
     manifest = json.loads((tmp_path / "results" / "clitest" / "manifest.json").read_text())
     assert manifest["status"] == "complete" and manifest["games_done"] == 15
 
@@ -108,20 +115,29 @@ def test_summary_statistics_match_pandas(config, tmp_path):
 
     import pandas as pd
 
+    from treasure_sim.study import analysis
     from treasure_sim.study.stats import t_quantile
-    from treasure_sim.study.summary import entrant_stats
+    from treasure_sim.study.summary import run_summary
 
     assert main(["run", str(config), "--out", "s", "--workers", "2"]) == 0
     games = pd.read_parquet(tmp_path / "s" / "games")
     games["entrant"] = games["entrant"].astype(str)
     per_deal = games.groupby(["entrant", "deal_id"])[["win_share", "net"]].mean().groupby("entrant")
-    for row in entrant_stats(tmp_path / "s"):
-        deals = per_deal.get_group(row["entrant"])
-        assert row["games"] == (games.entrant == row["entrant"]).sum() and row["deals"] == len(deals)
-        for name, col in (("win", "win_share"), ("net", "net")):
-            assert math.isclose(row[name].mean, deals[col].mean())
+    summary = run_summary(tmp_path / "s")
+    for row in summary.rows:
+        deals = per_deal.get_group(row.entrant)
+        assert row.games == (games.entrant == row.entrant).sum() and row.deals == len(deals)
+        for iv, col in ((row.win, "win_share"), (row.net, "net")):
+            assert math.isclose(iv.mean, deals[col].mean())
             half = t_quantile(0.95, len(deals) - 1) * deals[col].std() / math.sqrt(len(deals))
-            assert math.isclose(row[name].half_width, half)
+            assert math.isclose(iv.half_width, half)
+    # the streamed strengths are those of the pandas path, resample for resample
+    full = analysis.fit(games.assign(strategy=games["entrant"]))
+    streamed = summary.strengths
+    assert list(streamed.names) == ["random", "drawer", "stopper"] and sorted(full.names) == sorted(streamed.names)
+    for name in full.names:
+        assert math.isclose(full.theta[full.names.index(name)], streamed.theta[streamed.names.index(name)],
+                            abs_tol=1e-6)
 
 
 def test_run_does_not_load_the_report_stack():
@@ -132,3 +148,59 @@ def test_run_does_not_load_the_report_stack():
     code = ("import sys; from treasure_sim.cli import build_parser; build_parser(); "
             "print(sorted(m for m in ('pandas', 'matplotlib') if m in sys.modules))")
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "[]\n"
+
+
+BROKEN_BOT = """
+from treasure_sim import Strategy
+
+
+class Broken(Strategy):
+    def act(self, obs):
+        raise RuntimeError("this bot is broken")
+"""
+
+
+def test_a_broken_bot_is_marked_in_the_summary(config, tmp_path, capsys):
+    (tmp_path / "broken.py").write_text(BROKEN_BOT)
+    broken = f'[[entrants]]\nstrategy = "{tmp_path / "broken.py"}:Broken"\nlabel = "broken"\n[rules]'
+    config.write_text(CONFIG.replace("[rules]", broken).replace("table_size = 3", "table_size = 4"))
+    assert main(["run", str(config), "--workers", "1"]) == 0
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if " broken " in line)
+    assert re.search(r" \d+ \(9\d\.\d%\) ⚠$", row)  # nearly every decision failed (Hearts draws have no act())
+    assert re.search(r"⚠ broken: \d+ bot errors in 9\d\.\d% of its decisions: its results reflect the engine's "
+                     r"fallback answers \(check, else fold\), not the bot's own play", " ".join(out.split()))
+    assert not any(" ⚠" in line for line in out.splitlines() if " random " in line)
+
+
+def test_until_ci_grows_the_run_until_every_interval_is_narrow(config, tmp_path, capsys):
+    assert main(["run", str(config), "--out", "u", "--workers", "2", "--until-ci", "0.12", "--metric",
+                 "win_share"]) == 0
+    captured = capsys.readouterr()
+    assert "until-ci: 100 deals: widest win share half-width" in captured.err
+    last = captured.out.splitlines()[-1]
+    assert last.startswith("stopped at ") and "every win share interval has half-width <= 0.12" in last
+    deals = int(last.split()[2])
+    manifest = json.loads((tmp_path / "u" / "manifest.json").read_text())
+    assert manifest["deals"] == deals >= 100 and manifest["status"] == "complete"
+    assert f"clitest: {3 * deals} games ({deals} deals x 3 rotations" in captured.out
+    from treasure_sim.study.summary import run_summary
+
+    assert max(run_summary(tmp_path / "u").half_widths("win_share").values()) <= 0.12
+    # a target out of reach stops at --max-deals and says so
+    assert main(["run", str(config), "--out", "u", "--workers", "2", "--until-ci", "0.001", "--max-deals",
+                 str(deals + 20)]) == 0
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert last.startswith(f"stopped at {deals + 20} deals, the --max-deals limit, before the target")
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--max-deals", "10"], "--max-deals and --metric go with --until-ci W"),
+    (["--until-ci", "0"], "expected a number > 0"),
+    (["--until-ci", "x"], "expected a number, got 'x'"),
+    (["--until-ci", "0.1", "--metric", "mu"], "--metric must be one of strength, win_share, net"),
+])
+def test_until_ci_bad_input(config, capsys, argv, message):
+    assert main(["run", str(config), *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err

@@ -42,6 +42,27 @@ def test_sweep_then_report(tmp_path, capsys):
     assert "no-clubs" in (tmp_path / "rep" / "report.md").read_text()
 
 
+def test_sweep_until_ci_grows_every_variant_until_the_paired_differences_are_narrow(tmp_path, capsys):
+    config = tmp_path / "sweep.toml"
+    config.write_text('name = "grow"' + ENTRANTS.replace("[rules]", "[[variants]]\nname = 'base'\n"
+                      "[[variants]]\nname = 'no-hearts'\nrules = { hearts = false }\n[rules]"))
+    out = tmp_path / "grow"
+    assert main(["sweep", str(config), "--workers", "2", "--out", str(out), "--until-ci", "0.6", "--metric",
+                 "hands per game", "--max-deals", "400"]) == 0
+    captured = capsys.readouterr()
+    assert "until-ci: 100 deals: widest paired difference half-width" in captured.err
+    line = next(x for x in captured.out.splitlines() if x.startswith("stopped at "))
+    deals = int(line.split()[2])
+    assert "every paired difference interval has half-width <= 0.6" in line and 100 <= deals <= 400
+    for variant in ("base", "no-hearts"):
+        assert json.loads((out / variant / "manifest.json").read_text())["deals"] == deals
+    from treasure_sim.study.balance import paired_half_widths
+
+    assert paired_half_widths(out, "hands per game")["hands per game: no-hearts − base"] <= 0.6
+    assert main(["sweep", str(config), "--out", str(out), "--until-ci", "0.6", "--metric", "nope"]) == 2
+    assert "no metric 'nope' in this sweep" in capsys.readouterr().err
+
+
 def test_unknown_subcommand_is_a_usage_error(capsys):
     assert main(["tournament"]) == 2
     assert "invalid choice" in capsys.readouterr().err

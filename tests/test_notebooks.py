@@ -59,6 +59,6 @@ def test_notebook_runs(path, small_run, monkeypatch):
     assert not [o for o in outputs if o.output_type == "error"]
     if path.name == "win_rates.ipynb":
         images = [o for o in outputs if "image/png" in o.get("data", {})]
-        assert len(images) == 6  # win share, net, head-to-head, ratings, seats, trajectories
+        assert len(images) == 7  # strength, head-to-head, win share, net, seats, planning, trajectories
         text = "".join(o.get("text", "") for o in outputs)
-        assert "per-deal means" in text and str(small_run) in text
+        assert "bootstrap over deals" in text and str(small_run) in text and "are the seats equal?" in text

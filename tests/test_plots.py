@@ -52,6 +52,16 @@ def test_win_shares_one_bar_and_whisker_per_strategy(games):
     assert "per-deal" in fig.get_supxlabel()
 
 
+def test_a_broken_bot_is_marked_in_the_figures(games):
+    broken = games.assign(errors=(games["strategy"] == "tight") * 3)
+    for table, plot in ((an.win_rates(broken), plots.plot_win_shares), (an.mean_net(broken), plots.plot_mean_net),
+                        (an.strengths(broken), plots.plot_strengths)):
+        assert table.set_index("strategy").loc["tight", "bot_errors"].startswith("⚠")
+        ax = _bar_axes(plot(table))
+        labels = [t.get_text() for t in ax.get_yticklabels()]
+        assert "tight ⚠" in labels and "random" in labels and "fallback answers" in ax.get_title()
+
+
 def test_mean_net_axes_are_in_chips(games):
     fig = plots.plot_mean_net(an.mean_net(games))
     _render(fig)
@@ -72,14 +82,22 @@ def test_head_to_head_heatmap_annotates_every_off_diagonal_cell(games):
     assert [t.get_text() for t in ax.get_yticklabels()] == order
 
 
-def test_ratings_one_point_per_strategy(games):
-    table = an.ratings(games)
-    fig = plots.plot_ratings(table)
+def test_strengths_one_bar_per_entrant_strongest_on_top(games):
+    table = an.strengths(games)
+    fig = plots.plot_strengths(table)
     _render(fig)
-    ax = fig.axes[0]
-    (bars,) = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
-    assert len(bars.lines[2][0].get_segments()) == 4  # one ±2 sigma whisker per strategy
-    assert len(ax.get_yticklabels()) == 4
+    ax = _bar_axes(fig)
+    assert len(ax.patches) == 4
+    assert [t.get_text() for t in ax.get_yticklabels()] == table["strategy"].tolist()[::-1]
+    assert "bootstrap over deals" in fig.get_supxlabel().replace("\n", " ")
+
+
+def test_planning_one_line_per_entrant_and_metric(games):
+    plan = an.planning(games)
+    fig = plots.plot_planning(plan, {"strength": (0.1,)})
+    _render(fig)
+    assert len(fig.axes) == 3 and all(len(ax.lines) >= 2 * 4 for ax in fig.axes)
+    assert "deals needed" in fig.axes[0].get_ylabel() and "1 / √deals" in fig.get_supxlabel().replace("\n", " ")
 
 
 def test_seat_advantage_one_bar_per_seat_and_panel_per_table_size(games):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pandas as pd
 from results_helpers import write_results
 from test_analysis import make_games, make_hands
 
@@ -10,8 +11,8 @@ from treasure_sim.run.execute import run_experiment
 from treasure_sim.run.experiment import parse_toml
 from treasure_sim.study import report
 
-FIGURES = {"win_shares.png", "mean_net.png", "head_to_head.png", "ratings.png", "seat_advantage.png",
-           "trajectories.png"}
+FIGURES = {"strength.png", "win_shares.png", "mean_net.png", "head_to_head.png", "seat_advantage.png",
+           "planning.png", "trajectories.png"}
 
 
 def _synthetic_dir(path):
@@ -33,9 +34,28 @@ def test_report_command_writes_figures_and_markdown(tmp_path, capsys):
         assert f"]({name})" in text  # linked relative to report.md
     assert "| alpha | " in text and "per-deal means" in text
     assert "jokers = 0" in text  # rules that differ from the defaults are named
-    head = text[text.index("## Headline"):text.index("## Win share")]
+    head = text[text.index("## Ranking by lineup-adjusted strength"):text.index("## Strength")]
     assert head.index("| alpha") < head.index("| beta") < head.index("| gamma")
-    assert "lineups" not in head  # everyone met everyone
+    assert "strength [95% CI]" in head and "bootstrap over deals" in head
+    assert "lineups" not in head and "win share [95% CI]" in head  # everyone met everyone: no * on the raw columns
+    assert "cannot tell" not in text and "never by whether two separate intervals overlap" in text
+    assert "family of 6 tests" in text and "Holm" in text  # head-to-head: 2 tests x 3 pairs
+    assert "Are the seats equal? **F(2, 7) = " in text
+    assert "deals needed for a half-width of" in text and "--until-ci" in text
+
+
+def test_report_marks_a_broken_bot_and_unbalanced_lineups(tmp_path):
+    games = make_games(n_deals=8, skills={"alpha": 1.0, "beta": 0.0, "gamma": -1.0})
+    games.loc[games["strategy"] == "gamma", "errors"] = 50  # every decision failed
+    other = make_games(n_deals=8, skills={"alpha": 0.0, "delta": 0.0, "beta": 0.0}, seed=1)
+    other = other.assign(game_id=other["game_id"] + 1000, deal_id=other["deal_id"] + 100)
+    games = pd.concat([games, other], ignore_index=True)
+    data = write_results(tmp_path / "run", games, make_hands(games, n_hands=3))
+    text = report.run_report(data).read_text()
+    head = text[text.index("## Ranking"):text.index("## Strength")]
+    assert "| gamma ⚠ |" in head and "1200 (100.0%) ⚠" in head
+    assert "⚠ **gamma**: 1200 bot errors in 100.0% of its decisions: its results reflect the engine's fallback" in head
+    assert "win share* [95% CI]" in head and "met in 2 different lineups" in head
 
 
 def test_report_on_a_folder_without_results_is_a_clean_error(tmp_path, capsys):

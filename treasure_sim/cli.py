@@ -8,6 +8,7 @@ that load pandas or matplotlib (report, analysis) are imported inside the comman
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
 import importlib
 import pkgutil
@@ -46,14 +47,42 @@ _seed = _whole_number(0)
 
 
 # ----- run -------------------------------------------------------------------------------------------------
+FIRST_BATCH = 100  # deals of the first batch of --until-ci without --deals (no stop on precision before 100)
+MAX_DEALS = 5000  # --until-ci never plays more unless --max-deals says so
+
+
 def add_run(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="run a tournament (the embedded default without CONFIG)",
                        description="Play every game of an experiment, in parallel, into Parquet results; "
                                    "rerunning into the same folder continues where it stopped.")
     p.add_argument("config", nargs="?", metavar="CONFIG", help="experiment TOML (default: the embedded default)")
-    p.add_argument("--deals", type=_positive, metavar="N", help="number of deals (overrides the config)")
+    p.add_argument("--deals", type=_positive, metavar="N",
+                   help="number of deals (overrides the config); with --until-ci, the first batch "
+                        f"(default {FIRST_BATCH})")
+    add_precision_options(p, "every entrant's interval of --metric", "strength, win_share or net "
+                          "(default strength: the headline)")
     add_execution_options(p, "results folder", "results of a different config")
     p.set_defaults(func=cmd_run)
+
+
+def add_precision_options(p: argparse.ArgumentParser, what: str, metric: str) -> None:
+    """--until-ci, --max-deals and --metric: shared by run and sweep."""
+    p.add_argument("--until-ci", type=_positive_float, metavar="W",
+                   help=f"play deals in batches until {what} has half-width <= W, then stop (stopping on "
+                        "precision keeps the intervals honest; stopping when a result looks significant does not)")
+    p.add_argument("--max-deals", type=_positive, metavar="N", help=f"with --until-ci: stop at N deals even if "
+                                                                    f"wider (default {MAX_DEALS})")
+    p.add_argument("--metric", metavar="NAME", help=f"with --until-ci: the metric to watch: {metric}")
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text}")
+    return value
 
 
 def add_execution_options(p: argparse.ArgumentParser, folder: str, replaced: str) -> None:
@@ -85,49 +114,104 @@ def execute(args: argparse.Namespace, name: str, start: Callable[..., Any]) -> A
         return None
 
 
+def _check_precision_options(args: argparse.Namespace) -> None:
+    if args.until_ci is None and (args.max_deals is not None or args.metric is not None):
+        raise UsageError("--max-deals and --metric go with --until-ci W")
+
+
+def _first_batch(args: argparse.Namespace, out: Path) -> int:
+    """--until-ci starts from --deals (default FIRST_BATCH), or from what the folder already holds."""
+    from .run.store import read_manifest
+
+    start = args.deals or FIRST_BATCH
+    old = None if args.overwrite else read_manifest(out)
+    if old is not None and old.kind == "run" and old.parts:
+        start = max(start, max(p.end_deal for p in old.parts))
+    elif old is not None and old.kind == "sweep":
+        start = max(start, old.deals)
+    return start
+
+
+def _grow(args: argparse.Namespace, play: Callable[..., Any], widest: Callable[[Path], float], what: str
+          ) -> Callable[..., Any]:
+    """A ``start`` for `execute` that plays batches until --until-ci is met (`stats.until_precise`).
+
+    ``play(deals, out, **options)`` brings the folder to ``deals`` deals and returns its report;
+    ``widest(out)`` is the widest half-width of what is watched. Returns (reports, `stats.Stopped`).
+    """
+    from .study.stats import until_precise
+
+    max_deals = args.max_deals or MAX_DEALS
+
+    def start(out: Path, **options: Any) -> tuple[list[Any], Any]:
+        reports: list[Any] = []
+        played = [0]
+
+        def batch(deals: int) -> None:
+            reports.append(play(deals, out, **options))
+            played[0] = deals
+            options["overwrite"] = False  # only the first batch may replace the folder
+
+        def measure() -> float:
+            hw = widest(out)
+            print(f"until-ci: {played[0]} deals: widest {what} half-width {hw:.4g} (target {args.until_ci:g})",
+                  file=sys.stderr)
+            return hw
+
+        stopped = until_precise(batch, measure, args.until_ci, min(_first_batch(args, out), max_deals), max_deals)
+        return reports, stopped
+
+    return start
+
+
 def cmd_run(args: argparse.Namespace) -> int:
+    _check_precision_options(args)
     exp = load_experiment(args.config) if args.config else default_experiment()
     exp = exp.replace(deals=args.deals, seed=args.seed)
-    report = execute(args, exp.name, functools.partial(run_experiment, exp))
-    if report is None:
+    if args.until_ci is None:
+        report = execute(args, exp.name, functools.partial(run_experiment, exp))
+        if report is None:
+            return 130
+        print(summary(report, exp.name, exp.deals, exp.rotations, exp.table_size, len(exp.entrants)))
+        return 0
+    from .study.summary import METRICS, run_summary
+
+    metric = args.metric or "strength"
+    if metric not in METRICS:
+        raise UsageError(f"--metric must be one of {', '.join(METRICS)} for a run, got {metric!r}")
+
+    def play(deals: int, out: Path, **options: Any) -> RunReport:
+        return run_experiment(exp.replace(deals=deals), out, **options)
+
+    def widest(out: Path) -> float:
+        return max(run_summary(out).half_widths(metric).values())  # the intervals the summary prints
+
+    done = execute(args, exp.name, _grow(args, play, widest, metric.replace("_", " ")))
+    if done is None:
         return 130
-    print(summary(report, exp.name, exp.deals, exp.rotations, exp.table_size, len(exp.entrants)))
+    reports, stopped = done
+    last = dataclasses.replace(reports[-1], games_run=sum(r.games_run for r in reports),
+                               seconds=sum(r.seconds for r in reports))
+    print(summary(last, exp.name, stopped.deals, exp.rotations, exp.table_size, len(exp.entrants)))
+    print(f"\n{stopped.reason(args.until_ci, metric.replace('_', ' '))}; batches (deals, widest half-width): "
+          + ", ".join(f"{n} ({hw:.3g})" for n, hw in stopped.batches))
     return 0
 
 
 def summary(report: RunReport, name: str, deals: int, rotations: int, seats: int, entrants: int) -> str:
-    """The table printed after a run: per entrant, games, win share and net money with their intervals."""
-    from .study.stats import format_interval, method
-    from .study.summary import entrant_stats
+    """The text printed after a run: what was played, then the ranking by strength with the raw figures."""
+    from .study.summary import render, run_summary
 
     head = (f"{name}: {report.games_done} games ({_count(deals, 'deal')} x {_count(rotations, 'rotation')}, "
             f"{seats} seats, {entrants} entrants) in {report.out}")
     how = (f"this run: {report.games_run} games in {report.seconds:.1f} s on {report.workers} "
            f"{report.executor} worker{'s' * (report.workers != 1)}") if report.games_run else \
         "this run: nothing to do, every game was already on disk"
-    rows = entrant_stats(report.out)
-    table = [("strategy", "games", "win share (95% CI)", "net $ per game (95% CI)", "bot errors")]
-    table += [(r["entrant"], str(r["games"]), format_interval(r["win"], ".3f", "pm"),
-               format_interval(r["net"], "+.2f", "pm"), str(r["errors"])) for r in rows]
-    n_deals = max((r["deals"] for r in rows), default=0)
-    return "\n".join([head, how, "", text_table(table), "",
-                      f"95% CI: {method()} (up to {n_deals} deals per entrant). games: seats played."])
+    return "\n".join([head, how, "", render(run_summary(report.out))])
 
 
 def _count(n: int, word: str) -> str:
     return f"{n} {word}{'s' * (n != 1)}"
-
-
-def text_table(rows: Sequence[Sequence[str]], left: int = 1) -> str:
-    """A plain-text table: a header, a rule, the rows; the first ``left`` columns left-aligned."""
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    lines = []
-    for i, row in enumerate(rows):
-        lines.append("  ".join(c.ljust(w) if j < left else c.rjust(w)
-                               for j, (c, w) in enumerate(zip(row, widths, strict=True))).rstrip())
-        if i == 0:
-            lines.append("  ".join("-" * w for w in widths))
-    return "\n".join(lines)
 
 
 # ----- sweep -----------------------------------------------------------------------------------------------
@@ -138,7 +222,11 @@ def add_sweep(sub: argparse._SubParsersAction) -> None:
                     "results folder per variant plus sweep.json; rerunning continues where it stopped. Compare "
                     "the variants with `treasure-sim report DIR`.")
     p.add_argument("config", nargs="?", metavar="CONFIG", help="sweep TOML (default: the embedded default sweep)")
-    p.add_argument("--deals", type=_positive, metavar="N", help="deals per variant (overrides the config)")
+    p.add_argument("--deals", type=_positive, metavar="N",
+                   help=f"deals per variant (overrides the config); with --until-ci, the first batch "
+                        f"(default {FIRST_BATCH})")
+    add_precision_options(p, "every paired difference vs the baseline of --metric", "a metric of the sweep "
+                          "report, e.g. 'hands per game' or 'seat 0' (default: the report's headline metrics)")
     add_execution_options(p, "sweep folder", "a different sweep's results")
     p.set_defaults(func=cmd_sweep)
 
@@ -147,9 +235,28 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from .run.execute import run_sweep
     from .run.sweep import default_sweep, load_sweep
 
+    _check_precision_options(args)
     sweep = load_sweep(args.config) if args.config else default_sweep()
     sweep = sweep.replace(deals=args.deals, seed=args.seed)
-    report = execute(args, sweep.name, functools.partial(run_sweep, sweep))
+    stopped = None
+    if args.until_ci is None:
+        report = execute(args, sweep.name, functools.partial(run_sweep, sweep))
+    else:
+        from .study.balance import paired_half_widths
+
+        def play(deals: int, out: Path, **options: Any) -> Any:
+            return run_sweep(sweep.replace(deals=deals), out, **options)
+
+        def widest(out: Path) -> float:
+            try:
+                return max(paired_half_widths(out, args.metric).values(), default=float("nan"))
+            except KeyError as err:
+                raise UsageError(str(err.args[0])) from None
+
+        done = execute(args, sweep.name, _grow(args, play, widest, "paired difference"))
+        report, stopped = (None, None) if done is None else (done[0][-1], done[1])
+        if done is not None:
+            sweep = sweep.replace(deals=stopped.deals)
     if report is None:
         return 130
     runs = dict(report.runs)
@@ -159,9 +266,14 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         mark = " (baseline)" if v.name == sweep.baseline else ""
         table.append((v.name + mark, v.describe(), str(r.games_done if r else 0),
                       f"{r.games_run} in {r.seconds:.0f} s" if r else "-"))
-    print("\n".join([f"{sweep.name}: {_count(len(sweep.variants), 'variant')} x {_count(sweep.base.deals, 'deal')} "
-                     f"in {report.out} ({report.seconds:.0f} s)", "", text_table(table, left=2), "",
-                     f"compare the variants: treasure-sim report {report.out}"]))
+    from .study.summary import text_table
+
+    lines = [f"{sweep.name}: {_count(len(sweep.variants), 'variant')} x {_count(sweep.base.deals, 'deal')} "
+             f"in {report.out} ({report.seconds:.0f} s)", "", text_table(table, left=2), ""]
+    if stopped is not None:
+        lines += [f"{stopped.reason(args.until_ci, 'paired difference')}; batches (deals, widest half-width): "
+                  + ", ".join(f"{n} ({hw:.3g})" for n, hw in stopped.batches), ""]
+    print("\n".join([*lines, f"compare the variants: treasure-sim report {report.out}"]))
     return 0
 
 
@@ -169,11 +281,16 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 def add_report(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "report", help="figures and a markdown summary of a results directory",
-        description="Write win shares, net money, head-to-head, ratings, seat advantage and money trajectories "
-                    "as PNGs plus report.md, each estimate with its 95% interval over deals.")
+        description="Write the ranking by lineup-adjusted strength, win shares, net money, paired head-to-head "
+                    "comparisons, seat advantage, a planning figure and money trajectories as PNGs plus report.md, "
+                    "each estimate with its 95% interval over deals. A sweep folder gets its variants compared "
+                    "with the baseline, paired by deal, flags adjusted for multiplicity.")
     p.add_argument("dir", type=Path, help="a results directory written by `treasure-sim run`, or a sweep "
                                           "folder written by `treasure-sim sweep` (its variants compared)")
     p.add_argument("--out", type=Path, default=None, help="where to write (default: DIR/report)")
+    p.add_argument("--multiplicity", choices=("holm", "bh"), default="holm",
+                   help="how the ▲/▼ flags control for testing many cells at once: holm (family-wise error, the "
+                        "default) or bh (Benjamini–Hochberg false discovery rate)")
     p.set_defaults(func=cmd_report)
 
 
@@ -181,7 +298,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     from .study.report import run_report
 
     try:
-        path = run_report(args.dir, args.out)
+        path = run_report(args.dir, args.out, multiplicity=args.multiplicity)
     except (FileNotFoundError, ValueError) as err:
         raise ResultsError(str(err)) from None
     print(f"report written to {path} (figures beside it in {path.parent})")

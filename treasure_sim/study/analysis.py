@@ -1,19 +1,32 @@
-"""Results analysis: win rates, net money, head-to-head, seat advantage and ratings, each with its uncertainty."""
+"""Results analysis: lineup-adjusted strength, paired head-to-head, win rates, net money and seat advantage,
+each with its uncertainty (every interval and test from `stats`).
+"""
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ..run.store import Manifest, read_games, read_hands, read_manifest
 from .stats import GAME_KEY as _GAME_KEY
-from .stats import LEVEL, interval_table, unit_columns
+from .stats import (
+    LEVEL,
+    JointTest,
+    Strengths,
+    adjust,
+    finish_comparisons,
+    fit_strengths,
+    half_widths,
+    interval_table,
+    mean_interval,
+    seat_test,
+    unit_columns,
+)
+from .summary import FALLBACK
 
 
 @dataclass(frozen=True)
@@ -80,14 +93,20 @@ def win_rates(games: pd.DataFrame, *, unit: str = "deal", level: float = LEVEL) 
     out = interval_table(games, "win_share", ["strategy"], unit, level, bounds=(0.0, 1.0))
     fair = (1.0 / games["n_players"]).groupby(games["strategy"]).mean()
     out["fair"] = out["strategy"].map(fair).to_numpy()
-    return out.sort_values("mean", ascending=False, kind="stable").reset_index(drop=True)
+    return _marked(out, games).sort_values("mean", ascending=False, kind="stable").reset_index(drop=True)
 
 
 def mean_net(games: pd.DataFrame, *, unit: str = "deal", level: float = LEVEL) -> pd.DataFrame:
     """Mean net money (chips won minus chips started with) per strategy, t interval over deals."""
     games = _require(games, ["game_id", "strategy", "net"], "mean_net")
     out = interval_table(games, "net", ["strategy"], unit, level)
-    return out.sort_values("mean", ascending=False, kind="stable").reset_index(drop=True)
+    return _marked(out, games).sort_values("mean", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def _marked(table: pd.DataFrame, games: pd.DataFrame) -> pd.DataFrame:
+    """Add ``bot_errors``: the ⚠ note of an entrant ranked on fallback answers ('' for a sound bot)."""
+    notes = bot_errors(games).set_index("strategy")["note"]
+    return table.assign(bot_errors=table["strategy"].map(notes).fillna("").to_numpy())
 
 
 def seat_advantage(games: pd.DataFrame, *, unit: str = "deal", level: float = LEVEL) -> pd.DataFrame:
@@ -102,26 +121,60 @@ def seat_advantage(games: pd.DataFrame, *, unit: str = "deal", level: float = LE
     return out
 
 
-def head_to_head(games: pd.DataFrame, *, unit: str = "deal", level: float = LEVEL) -> pd.DataFrame:
-    """For each ordered pair, the share of games where ``strategy`` finished ahead of ``opponent`` (ties ½).
+def _finish(games: pd.DataFrame) -> str:
+    """The finishing-order column: ``finish`` (eliminations break ties of money), else the older ``rank``."""
+    return "finish" if "finish" in games.columns else "rank"
 
-    Only games where both sat count; the score is averaged within a deal, then a t interval over deals.
-    Rows (A, B) and (B, A) are complements.
+
+def head_to_head(games: pd.DataFrame, *, level: float = LEVEL, multiplicity: str = "holm") -> pd.DataFrame:
+    """Paired comparisons of every pair of entrants that shared tables, deal by deal.
+
+    Per deal where both sat: the share of their games in which ``strategy`` finished ahead of ``opponent``
+    (ties ½; finishing order with eliminations) and the mean net of ``strategy`` minus that of ``opponent``;
+    then a t interval and t-test over those deals. Rows (A, B) and (B, A) mirror each other. ``p_ahead``
+    tests ahead = ½ and ``p_net`` a net difference of 0; ``*_adjusted`` adjust both over every pair
+    (``multiplicity``: holm or bh). Only these paired differences decide whether two entrants differ:
+    overlapping intervals of their separate means do not.
     """
-    games = _require(games, ["game_id", "strategy", "rank"], "head_to_head")
-    units = unit_columns(games, unit)
+    games = _require(games, ["game_id", "strategy", _finish(games)], "head_to_head")
+    units = unit_columns(games, "deal")
     keys = [c for c in _GAME_KEY if c in games.columns]
-    cols = list(dict.fromkeys([*keys, *units, "strategy", "rank"]))
-    left = games[cols]
-    right = games[[*keys, "strategy", "rank"]].rename(columns={"strategy": "opponent", "rank": "opp_rank"})
+    net = "net" if "net" in games.columns else None
+    cols = list(dict.fromkeys([*keys, *units, "strategy", _finish(games), *([net] if net else [])]))
+    left = games[cols].rename(columns={_finish(games): "place"})
+    right = left[[*keys, "strategy", "place", *([net] if net else [])]].rename(
+        columns={"strategy": "opponent", "place": "opp_place", "net": "opp_net"})
     pairs = left.merge(right, on=keys)
     pairs = pairs[pairs["strategy"] != pairs["opponent"]]
-    pairs = pairs.assign(ahead=(pairs["rank"] < pairs["opp_rank"]) + 0.5 * (pairs["rank"] == pairs["opp_rank"]))
-    cols_out = ["strategy", "opponent", "mean", "ci_low", "ci_high", "sem", "deals" if unit == "deal" else "units",
-                "games"]
+    out_cols = ["strategy", "opponent", "mean", "ci_low", "ci_high", "deals", "games", "net_diff", "net_low",
+                "net_high", "p_ahead", "p_net", "p_ahead_adjusted", "p_net_adjusted", "note"]
     if pairs.empty:
-        return pd.DataFrame(columns=cols_out)
-    return interval_table(pairs, "ahead", ["strategy", "opponent"], unit, level, bounds=(0.0, 1.0))[cols_out]
+        return pd.DataFrame(columns=out_cols)
+    pairs = pairs.assign(ahead=(pairs["place"] < pairs["opp_place"]) + 0.5 * (pairs["place"] == pairs["opp_place"]),
+                         net_diff=(pairs["net"] - pairs["opp_net"]) if net else np.nan)
+    per_deal = pairs.groupby(["strategy", "opponent", *units], observed=True)[["ahead", "net_diff"]].mean()
+    n_games = pairs.drop_duplicates(["strategy", "opponent", *keys]).groupby(["strategy", "opponent"]).size().to_dict()
+    rows = []
+    for (a, b), deal in per_deal.groupby(level=["strategy", "opponent"], sort=True):
+        ahead, diff = mean_interval(deal["ahead"] - 0.5, level), mean_interval(deal["net_diff"].dropna(), level)
+        rows.append({"strategy": a, "opponent": b, "mean": ahead.mean + 0.5,
+                     "ci_low": max(0.0, ahead.low + 0.5), "ci_high": min(1.0, ahead.high + 0.5),
+                     "deals": ahead.n, "games": int(n_games[(a, b)]), "net_diff": diff.mean, "net_low": diff.low,
+                     "net_high": diff.high, "p_ahead": ahead.p_value, "p_net": diff.p_value, "note": ahead.note})
+    out = pd.DataFrame(rows)
+    # one family: both tests of every unordered pair (the mirrored rows repeat the same tests)
+    first = out["strategy"] < out["opponent"]
+    family = np.r_[out.loc[first, "p_ahead"], out.loc[first, "p_net"]]
+    adjusted = adjust(family, multiplicity)
+    half = int(first.sum())
+    by_pair = {(a, b): (pa, pn) for a, b, pa, pn in zip(out.loc[first, "strategy"], out.loc[first, "opponent"],
+                                                         adjusted[:half], adjusted[half:], strict=True)}
+    pair = [(a, b) if a < b else (b, a) for a, b in zip(out["strategy"], out["opponent"], strict=True)]
+    out["p_ahead_adjusted"] = [by_pair[k][0] for k in pair]
+    out["p_net_adjusted"] = [by_pair[k][1] for k in pair]
+    out.attrs |= {"method": f"per-deal paired differences, {level:.0%} Student-t interval and t-test over the deals "
+                            "both sat in", "family": int(np.isfinite(family).sum()), "multiplicity": multiplicity}
+    return out[out_cols]
 
 
 def head_to_head_matrix(h2h: pd.DataFrame, value: str = "mean", order: Sequence[str] | None = None) -> pd.DataFrame:
@@ -157,48 +210,74 @@ def lineups(games: pd.DataFrame) -> pd.DataFrame:
     return out.sort_values(["games", "lineup"], ascending=[False, True], kind="stable").reset_index(drop=True)
 
 
-# ---------------------------------------------------------------- ratings
+# ---------------------------------------------------------------- lineup-adjusted strength
 
 
-def ratings(games: pd.DataFrame) -> pd.DataFrame:
-    """OpenSkill Plackett–Luce ratings from every game's finishing order: mu, sigma, ordinal = mu − 3·sigma.
+def fit(games: pd.DataFrame, *, level: float = LEVEL, replicates: int = 1000, seed: int = 0) -> Strengths:
+    """The Bradley–Terry strengths of every entrant from the finishing order of every game (`stats.fit_strengths`)."""
+    games = _require(games, ["game_id", "strategy", _finish(games)], "strengths")
+    names = sorted(games["strategy"].unique())
+    code = pd.Categorical(games["strategy"], categories=names).codes
+    units = unit_columns(games, "deal")
+    deal = games.groupby(units, sort=True, observed=True).ngroup().to_numpy()  # sorted: the same resamples
+    game = games.groupby([c for c in _GAME_KEY if c in games.columns], sort=False, observed=True).ngroup().to_numpy()
+    _, wins = finish_comparisons(deal, game, code, games[_finish(games)].to_numpy(dtype=float), len(names))
+    return fit_strengths(wins, names, replicates=replicates, level=level, seed=seed)
 
-    Games are rated in a fixed order (run, experiment, deal, rotation, game) so results are repeatable.
-    A strategy with several seats in one game is one team ranked by its seats' mean rank; games with a
-    single strategy teach nothing and are skipped. Sigma is the model's own uncertainty; it treats the
-    rotations of a deal as independent games, so it is somewhat optimistic.
+
+def strengths(games: pd.DataFrame | None = None, *, fitted: Strengths | None = None, level: float = LEVEL
+              ) -> pd.DataFrame:
+    """One row per entrant, strongest first: log-strength with its bootstrap interval, and P(ahead of the next).
+
+    ``ahead_next`` is the model's probability that the entrant finishes ahead of the one ranked just below.
     """
-    from openskill.models import PlackettLuce
+    if fitted is not None:
+        s = fitted
+    elif games is not None:
+        s = fit(_require(games, ["strategy"], "strengths"), level=level)
+    else:
+        raise ValueError("strengths() needs the games table or a fitted model")
+    order = s.order
+    rows = []
+    for k, i in enumerate(order):
+        j = order[k + 1] if k + 1 < len(order) else None
+        rows.append({"strategy": s.names[i], "strength": s.theta[i], "ci_low": s.low[i], "ci_high": s.high[i],
+                     "ahead_next": np.nan if j is None else s.prob[i, j],
+                     "ahead_low": np.nan if j is None else s.prob_low[i, j],
+                     "ahead_high": np.nan if j is None else s.prob_high[i, j]})
+    out = pd.DataFrame(rows)
+    out.attrs |= {"method": s.method, "note": s.note, "deals": s.deals}
+    return out if games is None else _marked(out, _require(games, ["strategy"], "strengths"))
 
-    games = _require(games, ["game_id", "strategy", "rank"], "ratings")
-    order = [c for c in ("run", "experiment", "deal_id", "rotation", "game_id") if c in games.columns]
-    keys = [c for c in _GAME_KEY if c in games.columns]
-    per = games.groupby([*order, "strategy"], sort=True, observed=True)["rank"].mean().reset_index()
-    model = PlackettLuce()
-    current: dict[str, Any] = {s: model.rating(name=s) for s in sorted(per["strategy"].unique())}
-    played = dict.fromkeys(current, 0)
-    # one game = consecutive rows of ``per`` (sorted by game); plain lists, as pandas per group is slow
-    codes = per.groupby(keys, sort=False, observed=True).ngroup().to_numpy()
-    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1], True])
-    all_names, all_ranks = per["strategy"].tolist(), per["rank"].tolist()
-    for a, b in itertools.pairwise(starts.tolist()):
-        if b - a < 2:
-            continue
-        names, mean_rank = all_names[a:b], all_ranks[a:b]
-        ranks = [1 + sum(o < r for o in mean_rank) for r in mean_rank]  # integer ranks, ties shared
-        new = model.rate([[current[s]] for s in names], ranks=ranks)
-        for s, team in zip(names, new, strict=True):
-            current[s] = team[0]
-            played[s] += 1
-    out = pd.DataFrame({
-        "strategy": list(current),
-        "mu": [r.mu for r in current.values()],
-        "sigma": [r.sigma for r in current.values()],
-        "ordinal": [r.ordinal() for r in current.values()],
-        "games": [played[s] for s in current],
-    })
-    out.attrs["method"] = "OpenSkill Plackett-Luce on finishing order; ordinal = mu - 3 sigma"
-    return out.sort_values("ordinal", ascending=False, kind="stable").reset_index(drop=True)
+
+def ahead_matrix(s: Strengths, value: str = "prob") -> pd.DataFrame:
+    """P(row finishes ahead of column) from the strengths (``value``: prob, prob_low or prob_high), strongest first."""
+    names = [s.names[i] for i in s.order]
+    m = pd.DataFrame(getattr(s, value), index=list(s.names), columns=list(s.names)).loc[names, names]
+    for n in names:
+        m.loc[n, n] = np.nan
+    return m
+
+
+# ---------------------------------------------------------------- broken bots
+
+
+def bot_errors(games: pd.DataFrame) -> pd.DataFrame:
+    """Per entrant: bot errors, decisions, the share of decisions that failed, and a ⚠ note for any error.
+
+    A failed decision gets the engine's fallback answer (check, else fold), so an entrant with errors is
+    ranked on the fallback's play, not its own: every table marks it.
+    """
+    games = _require(games, ["strategy"], "bot_errors")
+    per = games.groupby("strategy", observed=True)
+    errors = per["errors"].sum() if "errors" in games else per.size() * 0
+    decisions = per["decisions"].sum() if "decisions" in games else errors * np.nan
+    out = pd.DataFrame({"errors": errors.astype(int), "decisions": decisions}).reset_index()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out["error_share"] = out["errors"] / out["decisions"]
+    out["note"] = [f"⚠ {e} bot errors in {share:.1%} of its decisions: {FALLBACK}" if e else ""
+                   for e, share in zip(out["errors"], out["error_share"].fillna(1.0), strict=True)]
+    return out
 
 
 # ---------------------------------------------------------------- trajectories
@@ -239,15 +318,46 @@ def trajectories(results: Results, max_games: int | None = None) -> pd.DataFrame
 # ---------------------------------------------------------------- headline
 
 
-def summary(games: pd.DataFrame, *, level: float = LEVEL, rated: pd.DataFrame | None = None) -> pd.DataFrame:
-    """One row per strategy: win share and mean net with intervals, and the rating: the headline table."""
+def summary(games: pd.DataFrame, *, level: float = LEVEL, fitted: Strengths | None = None) -> pd.DataFrame:
+    """The headline table, one row per entrant sorted by lineup-adjusted strength.
+
+    Strength and P(ahead of the next) lead; win share and net follow (they depend on who shared a table
+    when lineups are unbalanced); then bot errors, whose ``note`` marks an entrant ranked on fallback answers.
+    """
+    s = strengths(games, fitted=fitted if fitted is not None else fit(games, level=level), level=level)
+    s = s.rename(columns={"ci_low": "strength_low", "ci_high": "strength_high"})
     w = win_rates(games, level=level)
     n = mean_net(games, level=level)
-    r = ratings(games) if rated is None else rated
-    out = w[["strategy", "mean", "ci_low", "ci_high", "fair", "games", "deals"]].rename(
-        columns={"mean": "win_share", "ci_low": "win_low", "ci_high": "win_high"})
-    out = out.merge(n[["strategy", "mean", "ci_low", "ci_high"]].rename(
-        columns={"mean": "net", "ci_low": "net_low", "ci_high": "net_high"}), on="strategy")
-    out = out.merge(r[["strategy", "mu", "sigma", "ordinal"]], on="strategy", how="left")
-    out.attrs["method"] = w.attrs["method"]
+    out = s.merge(w[["strategy", "mean", "ci_low", "ci_high", "fair", "games", "deals", "note"]].rename(
+        columns={"mean": "win_share", "ci_low": "win_low", "ci_high": "win_high", "note": "win_note"}),
+        on="strategy")
+    out = out.merge(n[["strategy", "mean", "ci_low", "ci_high", "note"]].rename(
+        columns={"mean": "net", "ci_low": "net_low", "ci_high": "net_high", "note": "net_note"}), on="strategy")
+    out = out.merge(bot_errors(games), on="strategy", how="left")
+    out.attrs |= {"method": s.attrs["method"], "raw_method": w.attrs["method"], "lineups": len(lineups(games))}
     return out
+
+
+def seat_joint_test(games: pd.DataFrame) -> JointTest:
+    """The joint test that every seat has the same win share (entrant effects, clustered by deal)."""
+    games = _require(games, ["game_id", "seat", "win_share", "strategy"], "seat_joint_test")
+    units = unit_columns(games, "deal")
+    deal = games.groupby(units, sort=False, observed=True).ngroup().to_numpy()
+    return seat_test(games["win_share"], games["seat"], games["strategy"], deal)
+
+
+def planning(games: pd.DataFrame, fitted: Strengths | None = None, level: float = LEVEL) -> pd.DataFrame:
+    """Per headline metric and entrant: its interval half-width now, and the run's deals.
+
+    Widths shrink as 1 / sqrt(deals), so a half-width W needs `stats.deals_needed` = deals × (half-width / W)²
+    deals: what `run --until-ci W` would play.
+    """
+    s = fitted if fitted is not None else fit(games, level=level)
+    rows = [{"metric": "strength", "strategy": s.names[i], "half_width": s.half_width[i], "deals": s.deals}
+            for i in s.order]
+    for metric, table in (("win share", win_rates(games, level=level)), ("net", mean_net(games, level=level))):
+        half = half_widths(table["sem"] * np.sqrt(table["deals"]), table["deals"], level)  # unclipped
+        # an entrant sits in a fixed share of the deals, so its width scales with the run's deals too
+        rows += [{"metric": metric, "strategy": name, "half_width": hw, "deals": s.deals}
+                 for name, hw in zip(table["strategy"], half, strict=True)]
+    return pd.DataFrame(rows)

@@ -8,6 +8,9 @@ deals the same cards (same deck, same seats) the pairs share card luck and the i
 tighter; where it does not (another number of Jokers or seats) the pairs are independent draws and the
 interval is still valid, only no tighter. The Treasure regressions use ordinary least squares with
 standard errors clustered by deal (CR1), which handle the same pairing.
+
+Every ▲/▼ of a sweep comes from a p-value adjusted for the whole family of differences the report tests
+(`flag_family`: Holm by default, Benjamini–Hochberg as an option); raw p-values stay in the tables.
 """
 
 from __future__ import annotations
@@ -21,7 +24,17 @@ import pandas as pd
 
 from ..game.evaluator import CATEGORY_NAMES
 from ..run.store import END_REASONS, SUIT_COLUMNS, Manifest, read_games, read_hands, read_manifest
-from .stats import LEVEL, mean_interval, ols_clustered, t_quantile
+from .stats import (
+    LEVEL,
+    JointTest,
+    adjust,
+    direction_flags,
+    mean_interval,
+    ols_clustered,
+    seat_test,
+    t_p_value,
+    t_quantile,
+)
 
 SUITS = {"s": "♠ spades", "c": "♣ clubs", "h": "♥ hearts", "d": "♦ diamonds"}
 NO_SHOWDOWN = "no showdown"
@@ -48,6 +61,9 @@ BOUNDS = {"length": (0, np.inf), "end": (0, 1), "seat": (0, 1), "showdown": (0, 
           "fold": (0, np.inf)}
 METHOD = ("95% Student-t interval over per-deal values (all rotations and hands of a deal = one sample); "
           "vs baseline: the same interval over per-deal paired differences")
+# the metrics a designer looks at first: the sweep report's headline, and what `sweep --until-ci` watches
+HEADLINE = (("length", "hands per game"), ("end", "hand_limit"), ("seat", "seat 0"), ("seat", "seat 1"),
+            ("showdown", "no showdown"), ("showdown", "five of a kind"), ("ability", "steals"), ("fold", "all"))
 REGRESSION_METHOD = ("OLS of the outcome on the Treasures of each suit held at the end, with entrant fixed effects; "
                      "standard errors clustered by deal (CR1), t with deals - 1 degrees of freedom; differences "
                      "vs baseline from the stacked, fully interacted regression, clustered by deal the same way")
@@ -147,11 +163,13 @@ def deal_values(games: pd.DataFrame, hands: pd.DataFrame, reference: str = REFER
 
 
 # ----- comparing variants ------------------------------------------------------------------------------------
-def compare(values: Mapping[str, pd.DataFrame], baseline: str, level: float = LEVEL) -> pd.DataFrame:
+def compare(values: Mapping[str, pd.DataFrame], baseline: str, level: float = LEVEL, multiplicity: str = "holm"
+            ) -> pd.DataFrame:
     """Per (group, metric, variant): mean with its interval over deals, and the paired difference to ``baseline``.
 
     ``values`` maps a variant to its `deal_values`. The difference pairs the deals both variants hold
-    (same deal_id = same seed); ``flag`` is ▲ or ▼ when its interval excludes zero, else empty.
+    (same deal_id = same seed); ``p`` is its t-test, ``flag`` ▲ or ▼ where the p-value adjusted over these
+    cells (``multiplicity``: holm or bh) is below 0.05 (`sweep_balance` adjusts over the whole report).
     """
     if baseline not in values:
         raise KeyError(f"baseline {baseline!r} is not among the variants {', '.join(values)}")
@@ -166,17 +184,41 @@ def compare(values: Mapping[str, pd.DataFrame], baseline: str, level: float = LE
                    "ci_high": high, "deals": len(part)}
             if variant != baseline:
                 paired = part.set_index("deal_id")["value"] - base.get((group, metric), pd.Series(dtype=float))
-                row["diff"], row["diff_low"], row["diff_high"] = mean_interval(paired.dropna(), level)
+                diff = mean_interval(paired.dropna(), level)
+                row |= {"diff": diff.mean, "diff_low": diff.low, "diff_high": diff.high, "diff_deals": diff.n,
+                        "diff_sd": diff.sd, "p": diff.p_value}
             rows.append(row)
-    return _flagged(pd.DataFrame(rows), list(values))
+    return flag_family([_ordered(pd.DataFrame(rows), list(values))], multiplicity)[0]
 
 
-def _flagged(out: pd.DataFrame, variants: list[str]) -> pd.DataFrame:
-    """Add the ▲/▼ flag, and order rows by group, metric (first seen) and variant (sweep order)."""
-    for col in ("diff", "diff_low", "diff_high"):
+def flag_family(tables: list[pd.DataFrame], multiplicity: str = "holm") -> list[pd.DataFrame]:
+    """Adjust the ``p`` column of all ``tables`` together (one family) and set ``p_adjusted`` and ▲/▼ ``flag``.
+
+    The flag's direction is the sign of ``diff`` (a difference vs the baseline) or, without it, of ``net``.
+
+    Each returned table carries ``attrs["family"]`` (the number of tests) and ``attrs["multiplicity"]``.
+    """
+    sizes = [len(t) for t in tables]
+    p = np.concatenate([t["p"].to_numpy(dtype=float) if "p" in t else np.full(len(t), np.nan) for t in tables])
+    adjusted = adjust(p, multiplicity)
+    family = int(np.isfinite(p).sum())
+    out, start = [], 0
+    for t, n in zip(tables, sizes, strict=True):
+        t = t.copy()
+        t["p_adjusted"] = adjusted[start:start + n]
+        column = "diff" if "diff" in t else "net"
+        t["flag"] = direction_flags(t[column] if column in t else np.full(n, np.nan), t["p_adjusted"])
+        t.attrs |= {"family": family, "multiplicity": multiplicity}
+        out.append(t)
+        start += n
+    return out
+
+
+def _ordered(out: pd.DataFrame, variants: list[str]) -> pd.DataFrame:
+    """Order rows by group, metric (first seen) and variant (sweep order); cells without a difference get NaN."""
+    for col in ("diff", "diff_low", "diff_high", "p"):
         if col not in out:
             out[col] = np.nan
-    out["flag"] = np.where(out["diff_low"] > 0, "▲", np.where(out["diff_high"] < 0, "▼", ""))
     keys = list(zip(out["group"], out["metric"], strict=True))
     first = {key: i for i, key in reversed(list(enumerate(keys)))}  # metrics in the order they first appear
     out["_g"] = out["group"].map({g: i for i, g in enumerate(GROUPS)}).fillna(len(GROUPS))
@@ -195,7 +237,8 @@ def _design(games: pd.DataFrame, entrants: list[str]) -> np.ndarray:
                             *dummies])
 
 
-def suit_values(games: Mapping[str, pd.DataFrame], baseline: str, level: float = LEVEL) -> pd.DataFrame:
+def suit_values(games: Mapping[str, pd.DataFrame], baseline: str, level: float = LEVEL, multiplicity: str = "holm"
+                ) -> pd.DataFrame:
     """Per variant and suit: final money and win share per Treasure of that suit held at the end, vs baseline.
 
     An association, not a controlled effect: players who hold more Treasures may differ in other ways
@@ -223,8 +266,9 @@ def suit_values(games: Mapping[str, pd.DataFrame], baseline: str, level: float =
                 rows.append({"group": group, "metric": name, "variant": variant, "mean": beta[1 + i],
                              "ci_low": beta[1 + i] - crit * se[1 + i], "ci_high": beta[1 + i] + crit * se[1 + i],
                              "deals": df + 1, "diff": diff[0][i], "diff_low": diff[0][i] - d_crit * diff[1][i],
-                             "diff_high": diff[0][i] + d_crit * diff[1][i], "se": se[1 + i]})
-    return _flagged(pd.DataFrame(rows), list(games))
+                             "diff_high": diff[0][i] + d_crit * diff[1][i], "se": se[1 + i],
+                             "p": float(t_p_value(diff[0][i], diff[1][i], diff[2]))})
+    return flag_family([_ordered(pd.DataFrame(rows), list(games))], multiplicity)[0]
 
 
 def fold_value(compared: pd.DataFrame, values: pd.DataFrame, level: float = LEVEL) -> pd.DataFrame:
@@ -247,14 +291,19 @@ def fold_value(compared: pd.DataFrame, values: pd.DataFrame, level: float = LEVE
         half = t_quantile(level, int(w["deals"]) - 1) * se
         rows.append({"variant": variant, "suit": suit, "cost": c["mean"], "cost_low": c["ci_low"],
                      "cost_high": c["ci_high"], "worth": w["mean"], "worth_low": w["ci_low"],
-                     "worth_high": w["ci_high"], "net": net, "net_low": net - half, "net_high": net + half})
-    return pd.DataFrame(rows)
+                     "worth_high": w["ci_high"], "net": net, "net_low": net - half, "net_high": net + half,
+                     "p": float(t_p_value(net, se, int(w["deals"]) - 1))})
+    return flag_family([pd.DataFrame(rows)])[0] if rows else pd.DataFrame(rows)
 
 
 # ----- a sweep folder ----------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Balance:
-    """Everything the sweep report shows: per-metric comparisons, Treasure values, and the fold trade-off."""
+    """Everything the sweep report shows: per-metric comparisons, Treasure values, the fold trade-off, seat tests.
+
+    The ▲/▼ flags of ``compared``, ``values`` and ``fold`` are one family of ``family`` tests adjusted by
+    ``multiplicity`` (holm or bh).
+    """
 
     manifest: Manifest
     baseline: str
@@ -262,6 +311,9 @@ class Balance:
     compared: pd.DataFrame
     values: pd.DataFrame
     fold: pd.DataFrame
+    seat_tests: dict[str, JointTest]
+    multiplicity: str = "holm"
+    family: int = 0
 
 
 def read_variant(path: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -269,26 +321,59 @@ def read_variant(path: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     return read_games(path, GAME_COLUMNS).to_pandas(), read_hands(path, HAND_COLUMNS).to_pandas()
 
 
-def sweep_balance(sweep_dir: str | Path, reference: str = REFERENCE, level: float = LEVEL) -> Balance:
-    """Load a sweep folder variant by variant (only the per-deal values are kept) and compare the variants."""
-    sweep_dir = Path(sweep_dir)
+def _variants(sweep_dir: Path) -> tuple[Manifest, dict[str, tuple[pd.DataFrame, pd.DataFrame]]]:
+    """The sweep manifest and (games, hands) of every variant with games on disk, in sweep order."""
     manifest = read_manifest(sweep_dir)
     if manifest is None or manifest.kind != "sweep":
         raise ValueError(f"{sweep_dir} is not a sweep folder: {sweep_dir / 'sweep.json'} is missing")
-    names = [v.name for v in manifest.variants]
-    per_deal, games = {}, {}
+    tables = {}
     for v in manifest.variants:
-        path = sweep_dir / v.dir
-        variant = read_manifest(path)
-        if variant is None or not variant.games_done:
-            continue  # not started yet
-        g, h = read_variant(path)
-        per_deal[v.name] = deal_values(g, h, reference)
-        games[v.name] = g[["deal_id", "entrant", "final_money", "win_share", *SUIT_COLUMNS.values()]]
+        variant = read_manifest(sweep_dir / v.dir)
+        if variant is not None and variant.games_done:  # else not started yet
+            tables[v.name] = read_variant(sweep_dir / v.dir)
+    if manifest.baseline not in tables:
+        raise ValueError(f"{sweep_dir}: the baseline variant {manifest.baseline!r} has no finished games yet")
+    return manifest, tables
+
+
+def sweep_balance(sweep_dir: str | Path, reference: str = REFERENCE, level: float = LEVEL,
+                  multiplicity: str = "holm") -> Balance:
+    """Load a sweep folder variant by variant (only the per-deal values are kept) and compare the variants.
+
+    Every difference the report flags (metrics, Treasure values, worth − cost) is one family for ``multiplicity``.
+    """
+    manifest, tables = _variants(Path(sweep_dir))
+    per_deal = {name: deal_values(g, h, reference) for name, (g, h) in tables.items()}
+    games = {name: g[["deal_id", "entrant", "final_money", "win_share", *SUIT_COLUMNS.values()]]
+             for name, (g, _) in tables.items()}
+    seats = {name: seat_test(g["win_share"], g["seat"], g["entrant"].astype(str), g["deal_id"])
+             for name, (g, _) in tables.items()}
     baseline = manifest.baseline
-    if baseline not in per_deal:
-        raise ValueError(f"{sweep_dir}: the baseline variant {baseline!r} has no finished games yet")
     compared = compare(per_deal, baseline, level)
     values = suit_values(games, baseline, level)
-    return Balance(manifest, baseline, tuple(n for n in names if n in per_deal), compared, values,
-                   fold_value(compared, values, level))
+    fold = fold_value(compared, values, level)
+    compared, values, fold = flag_family([compared, values, fold], multiplicity)
+    return Balance(manifest, baseline, tuple(tables), compared, values, fold, seats, multiplicity,
+                   int(compared.attrs["family"]))
+
+
+def paired_half_widths(sweep_dir: str | Path, metric: str | None = None, level: float = LEVEL) -> dict[str, float]:
+    """Half-width of every paired difference vs the baseline of ``metric`` (default: the `HEADLINE` metrics).
+
+    What `treasure-sim sweep --until-ci` watches; keys are ``"metric: variant − baseline"``. An unknown
+    metric raises KeyError naming the known ones.
+    """
+    manifest, tables = _variants(Path(sweep_dir))
+    per_deal = {name: deal_values(g, h) for name, (g, h) in tables.items()}
+    compared = compare(per_deal, manifest.baseline, level)
+    if metric is None:
+        keys = set(HEADLINE) | {k for k in zip(compared["group"], compared["metric"], strict=True) if k[0] == "skill"}
+        chosen = compared[[k in keys for k in zip(compared["group"], compared["metric"], strict=True)]]
+    else:
+        chosen = compared[compared["metric"] == metric]
+        if chosen.empty:
+            raise KeyError(f"no metric {metric!r} in this sweep; known: {', '.join(dict.fromkeys(compared['metric']))}")
+    chosen = chosen[chosen["variant"] != manifest.baseline]
+    half = ((chosen["diff_high"] - chosen["diff_low"]) / 2).to_numpy(dtype=float)
+    return {f"{m}: {v} − {manifest.baseline}": float(h)
+            for m, v, h in zip(chosen["metric"], chosen["variant"], half, strict=True)}

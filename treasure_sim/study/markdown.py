@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..game.rules import RuleSet
+from .stats import NO_VARIANCE
 
 
 def md_table(header: Sequence[str], rows: Sequence[Sequence[Any]], align: str | None = None) -> str:
@@ -20,12 +21,26 @@ def md_table(header: Sequence[str], rows: Sequence[Sequence[Any]], align: str | 
     return "\n".join(lines)
 
 
-def cell(mean: float, low: float, high: float, fmt: str, flag: str = "") -> str:
-    """``1.2 [0.9, 1.5] ▲``; the mean alone when there is no interval, a dash when there is no value."""
-    if math.isnan(mean):
+def cell(mean: float, low: float, high: float, fmt: str, flag: str = "", note: str = "") -> str:
+    """``1.2 [0.9, 1.5] ▲``; a dash when there is no value.
+
+    A cell without a usable interval says why instead of printing a zero width: ``note`` (e.g. "fewer than
+    2 deals", "no variance"), else "no interval" when the bounds are missing and "no variance" when they meet.
+    """
+    if isinstance(mean, float) and math.isnan(mean):
         return "—"
-    text = f"{mean:{fmt}}" if math.isnan(low) else f"{mean:{fmt}} [{low:{fmt}}, {high:{fmt}}]"
+    low, high = float(low), float(high)
+    if note or math.isnan(low) or math.isnan(high) or low == high:
+        why = note or ("no interval" if math.isnan(low) or math.isnan(high) else NO_VARIANCE)
+        text = f"{mean:{fmt}} ({why})"
+    else:
+        text = f"{mean:{fmt}} [{low:{fmt}}, {high:{fmt}}]"
     return f"{text} {flag}".rstrip()
+
+
+def records(table: Any) -> list[dict[str, Any]]:
+    """A data frame's rows as dicts (name -> value): what the table builders iterate over."""
+    return [dict(zip(map(str, table.columns), row, strict=True)) for row in table.itertuples(index=False, name=None)]
 
 
 def number(x: float, fmt: str) -> str:

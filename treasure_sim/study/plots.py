@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -64,15 +64,19 @@ def _hbars(table: pd.DataFrame, xlabel: str, title: str, fmt: str, ref: float | 
     y = np.arange(len(table))
     ax.barh(y, table["mean"], xerr=_errors(table), color=[colors[s] for s in table["strategy"]],
             edgecolor="none", capsize=4, error_kw={"elinewidth": 1.2, "ecolor": "0.15"})
-    ax.set_yticks(y, table["strategy"])
+    broken = table["bot_errors"].astype(bool) if "bot_errors" in table else pd.Series(False, index=table.index)
+    ax.set_yticks(y, [f"{name} ⚠" if bad else name for name, bad in zip(table["strategy"], broken, strict=True)])
     for yi, row in zip(y, table.itertuples(), strict=True):  # the numbers, in a column right of the axes
-        interval = "" if np.isnan(row.ci_low) else f"  [{row.ci_low:{fmt}}, {row.ci_high:{fmt}}]"
+        interval = "  (no interval)" if np.isnan(row.ci_low) else "  (no variance)" if row.ci_low == row.ci_high \
+            else f"  [{row.ci_low:{fmt}}, {row.ci_high:{fmt}}]"
         interval += _few(getattr(row, "deals", None))
         ax.annotate(f"{row.mean:{fmt}}{interval}", (1.0, yi), xycoords=("axes fraction", "data"), xytext=(8, 0),
                     textcoords="offset points", va="center", fontsize=8, family="monospace")
     if ref is not None:
         ax.axvline(ref, color="0.3", linestyle="--", linewidth=1, label=ref_label)
         _legend(fig, ax)
+    if broken.any():
+        title += "\n⚠ bot errors: the marked entrants' results reflect the engine's fallback answers"
     lo = min(0.0, float(np.nanmin(table[["mean", "ci_low"]].to_numpy(dtype=float))))
     hi = max(0.0, float(np.nanmax(table[["mean", "ci_high"]].to_numpy(dtype=float))))
     span = (hi - lo) or 1.0
@@ -121,7 +125,8 @@ def plot_head_to_head(h2h: pd.DataFrame, order: Sequence[str] | None = None) -> 
                 continue
             text = f"{v:.2f}"
             if not np.isnan(low.iat[i, j]):
-                text += f"\n[{low.iat[i, j]:.2f}, {high.iat[i, j]:.2f}]"
+                text += "\n(no variance)" if low.iat[i, j] == high.iat[i, j] else \
+                    f"\n[{low.iat[i, j]:.2f}, {high.iat[i, j]:.2f}]"
             if deals is not None:
                 text += _few(deals.iat[i, j], "\n")
             ax.text(j, i, text, ha="center", va="center", fontsize=8, color="white" if v < 0.55 else "black")
@@ -135,32 +140,46 @@ def plot_head_to_head(h2h: pd.DataFrame, order: Sequence[str] | None = None) -> 
     return fig
 
 
-def plot_ratings(table: pd.DataFrame, colors: dict[str, str] | None = None) -> Figure:
-    """OpenSkill mu ± 2·sigma per strategy, with the conservative ordinal (mu − 3·sigma) marked."""
-    table = table.iloc[::-1].reset_index(drop=True)
-    colors = colors or strategy_colors(table["strategy"])
-    fig = _figure(len(table))
-    ax = fig.add_subplot()
-    y = np.arange(len(table))
-    ax.errorbar(table["mu"], y, xerr=2 * table["sigma"], fmt="none", ecolor="0.4", elinewidth=1.5, capsize=4,
-                label="mu ± 2 sigma")
-    ax.scatter(table["mu"], y, c=[colors[s] for s in table["strategy"]], s=60, zorder=3)
-    ax.scatter([], [], c="0.4", s=60, label="mu (skill estimate)")  # a neutral legend entry for the coloured dots
-    ax.scatter(table["ordinal"], y, marker="D", facecolors="none", edgecolors="0.1", s=40, zorder=3,
-               label="ordinal = mu − 3 sigma (conservative)")
-    for yi, row in zip(y, table.itertuples(), strict=True):
-        ax.annotate(f"{row.mu:.1f} ± {row.sigma:.1f}", (row.mu + 2 * row.sigma, yi), xytext=(6, 0),
-                    textcoords="offset points", va="center", fontsize=8)
-    ax.set_yticks(y, table["strategy"])
-    right = float((table["mu"] + 2 * table["sigma"]).max())
-    left = float(table["ordinal"].min())
-    ax.set_xlim(left - 0.05 * (right - left), right + 0.3 * (right - left))
-    ax.set_xlabel("rating (OpenSkill Plackett–Luce; a new player starts at 25 ± 8.3)")
-    ax.set_title("Ratings from finishing order")
-    _legend(fig, ax)
-    ax.grid(axis="x", alpha=0.3)
-    ax.set_axisbelow(True)
-    _caption(fig, table, "Error bars: mu ± 2 sigma of the rating model (games rated in a fixed order).")
+def plot_strengths(table: pd.DataFrame, colors: dict[str, str] | None = None) -> Figure:
+    """Lineup-adjusted strength per entrant (`analysis.strengths`) with its bootstrap interval, strongest on top."""
+    fig = _hbars(table.rename(columns={"strength": "mean"}), "log-strength (mean 0; entrants d apart finish in "
+                 "order with P = 1 / (1 + e^-d))", "Lineup-adjusted strength", "+.2f", 0.0, "average entrant",
+                 colors)
+    _caption(fig, table, f"Error bars: {table.attrs.get('method', '')}.")
+    return fig
+
+
+def plot_planning(plan: pd.DataFrame, targets: Mapping[str, Sequence[float]] | None = None) -> Figure:
+    """Deals needed for a target half-width at the observed spread, one panel per metric, one line per entrant.
+
+    n(W) = deals × (half-width now / W)²; the dot is where the run stands now.
+    """
+    metrics = list(dict.fromkeys(plan["metric"]))
+    fig = Figure(figsize=(4.2 * len(metrics), 3.8), layout="constrained")
+    axes = fig.subplots(1, len(metrics), squeeze=False)[0]
+    colors = strategy_colors(plan["strategy"])
+    for ax, metric in zip(axes, metrics, strict=True):
+        part = plan[(plan["metric"] == metric) & np.isfinite(plan["half_width"]) & (plan["half_width"] > 0)]
+        if part.empty:
+            ax.set_visible(False)
+            continue
+        lo, hi = float(part["half_width"].min()) / 4, float(part["half_width"].max()) * 2
+        widths = np.geomspace(lo, hi, 50)
+        for r in part.itertuples():
+            ax.plot(widths, r.deals * (r.half_width / widths) ** 2, color=colors[r.strategy], label=r.strategy)
+            ax.plot([r.half_width], [r.deals], "o", color=colors[r.strategy])
+        for w in (targets or {}).get(metric, ()):
+            ax.axvline(w, color="0.5", linestyle=":", linewidth=1)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel(f"target half-width of the {metric} interval")
+        ax.set_title(metric)
+        ax.grid(alpha=0.3, which="both")
+    axes[0].set_ylabel("deals needed")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside upper center", ncols=min(6, len(labels)), fontsize=8, frameon=False)
+    _caption(fig, plan, "Deals needed = deals now × (half-width now / target)²: intervals shrink as 1 / √deals. "
+                        "Dots: this run. `treasure-sim run --until-ci W` plays until every interval reaches W.")
     return fig
 
 

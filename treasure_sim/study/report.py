@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -11,42 +12,95 @@ import pandas as pd
 from ..run.store import Manifest, is_sweep_dir
 from . import analysis as an
 from . import plots
-from .markdown import cell, entrants_text, md_table, number, rules_text, save_figure
+from .markdown import cell, entrants_text, md_table, number, records, rules_text, save_figure
+from .stats import SEAT_TEST, Strengths, deals_needed, direction_flags, multiplicity_text
 from .sweep_report import run_sweep_report
 
 TRAJECTORY_GAMES = 6
+# the target half-widths of the planning table, per metric
+PLAN_TARGETS: dict[str, Sequence[float]] = {"strength": (0.1, 0.05), "win share": (0.02, 0.01), "net": (10.0, 5.0)}
+LINEUP_WORDS = ("on who shared a table: these entrants met in {n} different lineups, so compare them by strength and "
+                "by the paired head-to-head, not by these")
 
 
-def headline(games: pd.DataFrame, rated: pd.DataFrame | None = None) -> str:
-    """The headline table: per strategy win share, net money and rating, each with its uncertainty."""
-    s = an.summary(games, rated=rated)
+def _errors_mark(note: str) -> str:
+    return " ⚠" if note else ""
+
+
+def headline(games: pd.DataFrame, fitted: Strengths | None = None) -> tuple[str, list[str]]:
+    """The headline table sorted by lineup-adjusted strength, and the notes under it (method, lineups, errors)."""
+    s = an.summary(games, fitted=fitted)
     labelled = games.assign(strategy=games["entrant"].astype(str)) if "entrant" in games else games
-    per = labelled.groupby("strategy", observed=True)
-    none = pd.Series(math.nan, index=s["strategy"])
-    errors = per["errors"].sum() if "errors" in labelled else none
-    ms = per["decision_time"].mean() * 1000 if "decision_time" in labelled else none
+    ms = labelled.groupby("strategy", observed=True)["decision_time"].mean() * 1000 if "decision_time" in labelled \
+        else pd.Series(math.nan, index=s["strategy"])
+    star = "*" if s.attrs["lineups"] > 1 else ""
     rows = []
-    for r in s.itertuples():
-        rows.append([r.strategy, cell(r.win_share, r.win_low, r.win_high, ".3f"), f"{r.fair:.3f}",
-                     cell(r.net, r.net_low, r.net_high, "+.1f"), f"{r.mu:.1f} ± {r.sigma:.1f}", f"{r.ordinal:.1f}",
-                     r.games, r.deals, number(errors[r.strategy], ".0f"), number(ms[r.strategy], ".3f")])
-    header = ["strategy", "win share [95% CI]", "equal share", "mean net, chips [95% CI]", "rating mu ± sigma",
-              "ordinal", "games", "deals", "bot errors", "ms / decision"]
-    return md_table(header, rows)
+    for k, r in enumerate(records(s)):
+        errors = "0" if not r["errors"] else f"{r['errors']} ({r['error_share']:.1%}) ⚠"
+        rows.append([k + 1, r["strategy"] + _errors_mark(r["note"]),
+                     cell(r["strength"], r["strength_low"], r["strength_high"], "+.2f"),
+                     cell(r["ahead_next"], r["ahead_low"], r["ahead_high"], ".2f"),
+                     cell(r["win_share"], r["win_low"], r["win_high"], ".3f", note=r["win_note"]), f"{r['fair']:.3f}",
+                     cell(r["net"], r["net_low"], r["net_high"], "+.1f", note=r["net_note"]), r["games"], r["deals"],
+                     errors, number(ms[r["strategy"]], ".3f")])
+    header = ["#", "entrant", "strength [95% CI]", "P(ahead of next) [95% CI]", f"win share{star} [95% CI]",
+              "equal share", f"mean net{star}, chips [95% CI]", "games", "deals", "bot errors", "ms / decision"]
+    notes = [f"Strength: {s.attrs['method']}. It is a log-strength with mean 0: two entrants d apart finish in that "
+             "order with probability 1 / (1 + e^−d), whoever else sits at the table. P(ahead of next): the model's "
+             "probability that the entrant finishes ahead of the one ranked just below it. Finishing order: final "
+             "money, then the later elimination (exact ties count half)."]
+    if s.attrs.get("note"):
+        notes.append(f"Note: {s.attrs['note']}.")
+    if star:
+        notes.append(f"\\* Win share and net depend {LINEUP_WORDS.format(n=s.attrs['lineups'])}. "
+                     f"Their intervals: {s.attrs['raw_method']}.")
+    else:
+        notes.append(f"Win share and net: {s.attrs['raw_method']}.")
+    notes += [f"⚠ **{r['strategy']}**: {r['note'].removeprefix('⚠ ')}." for r in records(s) if r["note"]]
+    return md_table(header, rows, align="rl" + "r" * (len(header) - 2)), notes
 
 
-def _h2h_table(h2h: pd.DataFrame, order: list[str]) -> str:
-    share = an.head_to_head_matrix(h2h, "mean", order)
-    low, high = an.head_to_head_matrix(h2h, "ci_low", order), an.head_to_head_matrix(h2h, "ci_high", order)
-    rows = [[a] + ["—" if math.isnan(share.loc[a, b]) else cell(share.loc[a, b], low.loc[a, b], high.loc[a, b], ".2f")
+def _ahead_table(s: Strengths) -> str:
+    share, low, high = an.ahead_matrix(s), an.ahead_matrix(s, "prob_low"), an.ahead_matrix(s, "prob_high")
+    rows = [[a] + ["—" if a == b else cell(share.loc[a, b], low.loc[a, b], high.loc[a, b], ".2f")
                    for b in share.columns] for a in share.index]
-    return md_table(["row ahead of column", *share.columns], rows)
+    return md_table(["P(row finishes ahead of column)", *share.columns], rows)
+
+
+def _pairs_table(h2h: pd.DataFrame) -> str:
+    """Each unordered pair once, stronger-looking first: the paired differences that decide."""
+    pairs = h2h[h2h["mean"] >= 0.5].drop_duplicates(subset=["strategy", "opponent"])
+    pairs = pairs[~((pairs["mean"] == 0.5) & (pairs["strategy"] > pairs["opponent"]))]
+    pairs = pairs.sort_values(["p_ahead", "strategy"])
+    ahead_flag = direction_flags(pairs["mean"] - 0.5, pairs["p_ahead_adjusted"])
+    net_flag = direction_flags(pairs["net_diff"], pairs["p_net_adjusted"])
+    rows = []
+    for r, fa, fn in zip(records(pairs), ahead_flag, net_flag, strict=True):
+        rows.append([f"{r['strategy']} vs {r['opponent']}", r["deals"],
+                     cell(r["mean"], r["ci_low"], r["ci_high"], ".2f", fa, note=r["note"]),
+                     f"{r['p_ahead']:.2g} / {r['p_ahead_adjusted']:.2g}",
+                     cell(r["net_diff"], r["net_low"], r["net_high"], "+.1f", fn),
+                     f"{r['p_net']:.2g} / {r['p_net_adjusted']:.2g}"])
+    return md_table(["pair (A vs B)", "deals together", "A finished ahead of B [95% CI]", "p / adjusted p",
+                     "net A − B, chips per game [95% CI]", "p / adjusted p"], rows)
 
 
 def _seat_table(seats: pd.DataFrame) -> str:
-    rows = [[int(r.n_players), int(r.seat), cell(r.mean, r.ci_low, r.ci_high, ".3f"), f"{r.fair:.3f}", r.deals]
-            for r in seats.itertuples()]
+    rows = [[int(r["n_players"]), int(r["seat"]), cell(r["mean"], r["ci_low"], r["ci_high"], ".3f", note=r["note"]),
+             f"{r['fair']:.3f}", r["deals"]] for r in records(seats)]
     return md_table(["players", "seat (0 = first dealer)", "win share [95% CI]", "equal share", "deals"], rows)
+
+
+def _plan_table(plan: pd.DataFrame) -> str:
+    """Per metric and entrant: the half-width now and the deals each target half-width needs."""
+    rows = []
+    for r in records(plan):
+        targets = PLAN_TARGETS.get(r["metric"], ())
+        needed = [deals_needed(r["half_width"], r["deals"], w) for w in targets]
+        rows.append([r["metric"], r["strategy"], number(r["half_width"], ".3g"), r["deals"],
+                     ", ".join(f"±{w:g}: {number(float(n), ',.0f')}" for w, n in zip(targets, needed, strict=True))])
+    return md_table(["metric", "entrant", "half-width now", "deals now", "deals needed for a half-width of"], rows,
+                    align="llrrl")
 
 
 def _length_table(length: pd.DataFrame) -> str:
@@ -75,26 +129,28 @@ def _setup(manifest: Manifest | None, games: pd.DataFrame) -> list[str]:
     return lines
 
 
-def _section(res: an.Results, games: pd.DataFrame, out: Path, prefix: str, manifest: Manifest | None
-             ) -> list[str]:
+def _section(res: an.Results, games: pd.DataFrame, out: Path, prefix: str, manifest: Manifest | None,
+             multiplicity: str = "holm") -> list[str]:
     """One experiment's tables and figures; returns its markdown lines."""
-    rated = an.ratings(games)
+    fitted = an.fit(games)
+    strengths = an.strengths(fitted=fitted)
     wins, net = an.win_rates(games), an.mean_net(games)
-    order = wins["strategy"].tolist()
+    order = strengths["strategy"].tolist()
     colors = plots.strategy_colors(order)
-    h2h, seats, length = an.head_to_head(games), an.seat_advantage(games), an.game_length(games)
+    h2h, seats, length = an.head_to_head(games, multiplicity=multiplicity), an.seat_advantage(games), \
+        an.game_length(games)
+    table, notes = headline(games, fitted)
     md = [*_setup(manifest, games), "",
-          f"Intervals: {wins.attrs['method']}. Card luck is shared by a deal's rotations, so averaging them first "
-          "removes it; an interval that overlaps another (or the equal share) means the data cannot tell them apart. "
+          f"Intervals of means: {wins.attrs['method']}. Card luck is shared by a deal's rotations, so averaging them "
+          "first removes it. Whether two entrants (or a seat and the equal share) differ is decided by a paired "
+          "difference and its test, never by whether two separate intervals overlap: intervals can overlap while "
+          "the paired difference is clear. "
           f"Figures mark estimates from fewer than {plots.FEW_DEALS} deals: their interval is only a rough guide.",
-          "", "## Headline", "", headline(games, rated), ""]
+          "", "## Ranking by lineup-adjusted strength", "", table, "", *[f"{n}\n" for n in notes]]
     tables = an.lineups(games)
     if len(tables) > 1:
-        md.extend([f"Not every entrant met the same opponents ({len(tables)} lineups: "
-                   + "; ".join(f"{r.lineup} ({r.games} games)" for r in tables.itertuples())
-                   + "). Win share and net money depend on who else sat at the table, so compare entrants by "
-                   "head-to-head (only games where both sat) and ratings (which weigh each finish by the strength "
-                   "of the opponents), not by win share alone.", ""])
+        md.extend([f"Lineups ({len(tables)}): " + "; ".join(f"{r.lineup} ({r.games} games)"
+                                                            for r in tables.itertuples()) + ".", ""])
 
     def figure(title: str, name: str, fig: Any, text: str, table: str | None = None) -> None:
         md.extend([f"## {title}", "", text, ""])
@@ -102,21 +158,34 @@ def _section(res: an.Results, games: pd.DataFrame, out: Path, prefix: str, manif
             md.extend([table, ""])
         md.extend([f"![{title}]({save_figure(fig, out / f'{prefix}{name}.png', dpi=120)})", ""])
 
-    figure("Win share", "win_shares", plots.plot_win_shares(wins, colors),
-           "Share of games each strategy finished with the most chips (ties split). The dashed line is what an "
-           "equal player would get.")
-    figure("Mean net money", "mean_net", plots.plot_mean_net(net, colors),
-           "Chips won or lost per game on average; 0 is break even.")
+    figure("Strength", "strength", plots.plot_strengths(strengths, colors),
+           "The fitted log-strengths with their bootstrap intervals, and the model's probability that the row "
+           "entrant finishes ahead of the column one in a game they share.", _ahead_table(fitted))
     if not h2h.empty:
-        figure("Head-to-head", "head_to_head", plots.plot_head_to_head(h2h, order),
-               "Each cell: in games where both sat, how often the row strategy finished ahead of the column one "
-               "(ties count half). Above 0.5 the row is ahead.", _h2h_table(h2h, order))
-    figure("Ratings", "ratings", plots.plot_ratings(rated, colors),
-           "OpenSkill Plackett–Luce ratings from each game's finishing order: mu is the skill estimate, sigma its "
-           "uncertainty; the ordinal mu − 3·sigma is a conservative ranking.")
+        figure("Head-to-head: paired comparisons", "head_to_head", plots.plot_head_to_head(h2h, order),
+               "For every pair that shared tables, deal by deal: how often A finished ahead of B (ties ½), and A's "
+               "net chips minus B's in the same games; a t interval and t-test over the deals both sat in. "
+               f"{multiplicity_text(multiplicity, h2h.attrs['family'], 'both tests of every pair')}; "
+               "p-values are shown raw / adjusted. These paired differences are what decide whether two entrants "
+               "differ. The heatmap shows the first measure.", _pairs_table(h2h))
+    lineup = f" It depends {LINEUP_WORDS.format(n=len(tables))}." if len(tables) > 1 else ""
+    figure("Win share", "win_shares", plots.plot_win_shares(wins, colors),
+           "Share of games each entrant finished with the most chips (ties split). The dashed line is what an "
+           f"equal player would get.{lineup}")
+    figure("Mean net money", "mean_net", plots.plot_mean_net(net, colors),
+           f"Chips won or lost per game on average; 0 is break even.{lineup}")
+    joint = an.seat_joint_test(games)
     figure("Seat advantage", "seat_advantage", plots.plot_seat_advantage(seats),
-           "Win share by seat relative to the first dealer (seat 1 acts first). Bars far from the dashed line "
-           "mean position matters under these rules.", _seat_table(seats))
+           "Win share by seat relative to the first dealer (seat 1 acts first). Are the seats equal? "
+           f"**{joint.text()}** ({SEAT_TEST}); a small p-value means position matters under these rules.",
+           _seat_table(seats))
+    plan = an.planning(games, fitted)
+    figure("Planning: how many deals for a given precision", "planning",
+           plots.plot_planning(plan, PLAN_TARGETS),
+           "Deals needed for a target half-width at the spread observed here (intervals shrink as 1 / √deals). "
+           "To get there, grow the run by precision: `treasure-sim run --until-ci W` plays batches until every "
+           "interval is that narrow. Do not extend a run until a difference looks significant: stopping on "
+           "significance makes false positives far more common than 5% (docs/statistics.md).", _plan_table(plan))
     md.extend(["## Game length", "", _length_table(length), ""])
     traj = an.trajectories(an.Results(games, res.hands, res.manifests), max_games=TRAJECTORY_GAMES)
     if not traj.empty:
@@ -126,14 +195,15 @@ def _section(res: an.Results, games: pd.DataFrame, out: Path, prefix: str, manif
     return md
 
 
-def run_report(results_dir: str | Path, out_dir: str | Path | None = None) -> Path:
+def run_report(results_dir: str | Path, out_dir: str | Path | None = None, multiplicity: str = "holm") -> Path:
     """Write the figures and ``report.md`` for a results directory (default: ``DIR/report``); return report.md.
 
-    A sweep folder (``sweep.json``) gets the side-by-side comparison of its variants instead.
+    A sweep folder (``sweep.json``) gets the side-by-side comparison of its variants instead. ``multiplicity``
+    (holm or bh) adjusts the p-values behind every ▲/▼ and every head-to-head test.
     """
     results_dir = Path(results_dir)
     if is_sweep_dir(results_dir):
-        return run_sweep_report(results_dir, out_dir)
+        return run_sweep_report(results_dir, out_dir, multiplicity)
     res = an.load(results_dir)
     if res.games.empty:
         raise ValueError(f"{results_dir} holds no finished games yet")
@@ -152,7 +222,8 @@ def run_report(results_dir: str | Path, out_dir: str | Path | None = None) -> Pa
             md.extend([f"# Experiment {name}", ""])
         prefix = f"{name}_" if len(experiments) > 1 else ""
         md.extend(_section(an.Results(games, hands, res.manifests), games, out, prefix,
-                           manifest if manifest is not None and manifest.name in (None, name) else None))
+                           manifest if manifest is not None and manifest.name in (None, name) else None,
+                           multiplicity))
     path = out / "report.md"
     path.write_text("\n".join(md).rstrip() + "\n", encoding="utf-8")
     return path

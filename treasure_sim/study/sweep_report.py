@@ -14,23 +14,25 @@ from matplotlib.ticker import MaxNLocator
 
 from ..run.store import Manifest
 from . import balance as bal
-from .markdown import cell, entrants_text, md_table, save_figure
+from .markdown import cell, entrants_text, md_table, records, save_figure
 from .plots import OKABE_ITO
+from .stats import SEAT_TEST, multiplicity_text
+
+COMPARISONS = "comparisons.csv"
 
 HIGHER, LOWER, SAME, BASE = OKABE_ITO[4], OKABE_ITO[0], "0.45", "#000000"  # vermillion, blue, grey, black
 MARKERS = {"▲": ("^", HIGHER), "▼": ("v", LOWER), "": ("o", SAME)}
 FORMATS = {"length": ".1f", "end": ".3f", "seat": ".3f", "skill": "+.1f", "showdown": ".3f", "ability": ".3f",
            "fold": ".1f", "value_money": "+.1f", "value_win": "+.3f"}
 REFERENCE_LINE = {"skill": 0.0, "value_money": 0.0, "value_win": 0.0}
-HEADLINE = (("length", "hands per game"), ("end", "hand_limit"), ("seat", "seat 0"), ("seat", "seat 1"),
-            ("showdown", "no showdown"), ("showdown", "five of a kind"), ("ability", "steals"),
-            ("fold", "all"))
+HEADLINE = bal.HEADLINE
 PAIRING = ("Differences vs the baseline are paired by deal: every variant plays deal d from the same seed "
            "(common random numbers), so variant minus baseline is taken deal by deal and its 95% t interval is "
            "computed over deals. Where the variant deals the same cards to the same seats, the pair shares its "
            "card luck and the interval is much tighter than comparing two independent means; where it does not "
            "(another number of Jokers or seats changes the shuffle) the pairs are independent and the interval "
-           "is still valid. ▲/▼ mark a difference whose interval excludes zero.")
+           "is still valid. Overlapping intervals of two variants do not mean they are alike: only the paired "
+           "difference and its test decide.")
 
 
 def value_table(table: pd.DataFrame, variants: list[str], fmt: str) -> str:
@@ -75,10 +77,9 @@ def headline_table(compared: pd.DataFrame, variants: list[str]) -> str:
 
 
 def fold_table(fold: pd.DataFrame) -> str:
-    rows = [[r.variant, r.suit, cell(r.cost, r.cost_low, r.cost_high, ".1f"),
-             cell(r.worth, r.worth_low, r.worth_high, "+.1f"),
-             cell(r.net, r.net_low, r.net_high, "+.1f", "▲" if r.net_low > 0 else "▼" if r.net_high < 0 else "")]
-            for r in fold.itertuples()]
+    rows = [[r["variant"], r["suit"], cell(r["cost"], r["cost_low"], r["cost_high"], ".1f"),
+             cell(r["worth"], r["worth_low"], r["worth_high"], "+.1f"),
+             cell(r["net"], r["net_low"], r["net_high"], "+.1f", r["flag"])] for r in records(fold)]
     return md_table(["variant", "suit taken", "chips given up [95% CI]", "worth: final money per Treasure",
                       "worth − cost"], rows)
 
@@ -135,7 +136,6 @@ def plot_group(table: pd.DataFrame, variants: list[str], baseline: str, title: s
 def plot_fold(fold: pd.DataFrame, variants: list[str], baseline: str) -> Figure:
     """Worth minus cost of a Treasure per suit and variant: above zero, folding for it paid."""
     table = fold.rename(columns={"suit": "metric", "net": "mean", "net_low": "ci_low", "net_high": "ci_high"})
-    table = table.assign(flag=np.where(table["ci_low"] > 0, "▲", np.where(table["ci_high"] < 0, "▼", "")))
     return plot_group(table, variants, baseline, "Last folder: what a Treasure is worth minus the chips given up",
                       "chips (final money per Treasure held − chips given up to take it)", ref=0.0,
                       legend=("worth more than it cost", "cost more than it is worth", "not shown to differ"),
@@ -158,17 +158,31 @@ def _setup(manifest: Manifest, result: bal.Balance) -> list[str]:
     return lines
 
 
-def run_sweep_report(sweep_dir: str | Path, out_dir: str | Path | None = None) -> Path:
-    """Write ``report.md`` and one PNG per metric comparing a sweep's variants (default: ``DIR/report``)."""
+def multiplicity_line(result: bal.Balance) -> str:
+    """The sentence that names the flags' correction and family, as every sweep report prints it."""
+    family = "every difference vs the baseline in this report, Treasure values and worth − cost included"
+    return (f"{multiplicity_text(result.multiplicity, result.family, family)}; the intervals are each 95% on their "
+            f"own. Raw and adjusted p-values of every cell: `{COMPARISONS}`.")
+
+
+def run_sweep_report(sweep_dir: str | Path, out_dir: str | Path | None = None, multiplicity: str = "holm") -> Path:
+    """Write ``report.md`` and one PNG per metric comparing a sweep's variants (default: ``DIR/report``).
+
+    ``multiplicity`` (holm or bh) adjusts the p-values behind the ▲/▼ flags over the whole report; every
+    cell with its raw and adjusted p-value is also written to ``comparisons.csv``.
+    """
     sweep_dir = Path(sweep_dir)
-    result = bal.sweep_balance(sweep_dir)
+    result = bal.sweep_balance(sweep_dir, multiplicity=multiplicity)
     out = Path(out_dir) if out_dir is not None else sweep_dir / "report"
     out.mkdir(parents=True, exist_ok=True)
     variants, baseline, compared = list(result.variants), result.baseline, result.compared
+    pd.concat([compared, result.values.drop(columns="se"),
+               result.fold.rename(columns={"suit": "metric", "net": "diff", "net_low": "diff_low",
+                                           "net_high": "diff_high"}).assign(group="fold_value")],
+              ignore_index=True).to_csv(out / COMPARISONS, index=False)
     md = [f"# Treasure Poker rules sweep: {result.manifest.name or sweep_dir.name}", "",
           f"Data: `{sweep_dir}`", "", *_setup(result.manifest, result), "",
-          f"Intervals: {bal.METHOD}. {PAIRING} About one flag in twenty is expected by chance alone among "
-          "metrics a rule does not change: read a lone flag with care, a pattern with confidence.", "",
+          f"Intervals: {bal.METHOD}. {PAIRING}", "", f"**Multiplicity:** {multiplicity_line(result)}", "",
           "## Headline", "", headline_table(compared, variants), ""]
     for group, (title, unit) in bal.GROUPS.items():
         if group.startswith("value_"):
@@ -177,7 +191,11 @@ def run_sweep_report(sweep_dir: str | Path, out_dir: str | Path | None = None) -
         if table.empty:
             continue
         fig = plot_group(table, variants, baseline, title, unit, ref=REFERENCE_LINE.get(group))
-        md += [f"## {title}", "", _GROUP_TEXT.get(group, ""), "", value_table(table, variants, FORMATS[group]), "",
+        seats = ["Are the seats equal? Joint test per variant (" + SEAT_TEST + "): " + "; ".join(
+            f"{v}: {result.seat_tests[v].text()}" for v in variants if v in result.seat_tests) + ".", ""] \
+            if group == "seat" else []
+        md += [f"## {title}", "", _GROUP_TEXT.get(group, ""), "", *seats,
+               value_table(table, variants, FORMATS[group]), "",
                "Difference vs the baseline (paired by deal):", "",
                diff_table(table, variants, baseline, FORMATS[group]), "",
                f"![{title}]({save_figure(fig, out / f'sweep_{group}.png', dpi=100)})", ""]
@@ -221,6 +239,7 @@ _GROUP_TEXT = {
              "includes what comes with holding it. In a variant that turns a suit's ability off, that suit's "
              "coefficient is what its cards are worth without the power.",
     "fold_value": "Worth is the suit's final-money coefficient above; cost the chips given up in the hand the "
-                  "Treasure of that suit was taken. Worth − cost above zero (▲) means folding for that suit paid "
-                  "on average; its interval combines the two standard errors as if independent.",
+                  "Treasure of that suit was taken. Worth − cost above zero (▲, tested against zero in the same "
+                  "adjusted family) means folding for that suit paid on average; its interval combines the two "
+                  "standard errors as if independent.",
 }
