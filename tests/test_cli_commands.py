@@ -75,7 +75,7 @@ def test_ctrl_c_exits_130_and_says_the_results_are_kept(tmp_path, monkeypatch, c
         raise KeyboardInterrupt
 
     monkeypatch.setattr(execute, "run_sweep", interrupted)
-    monkeypatch.setattr("treasure_sim.cli.run_experiment", interrupted)
+    monkeypatch.setattr("treasure_sim.cli.runs.run_experiment", interrupted)
     config = tmp_path / "tiny.toml"
     config.write_text('name = "tiny"' + ENTRANTS)
     assert main(["run", str(config), "--out", str(tmp_path / "r")]) == 130
@@ -84,3 +84,37 @@ def test_ctrl_c_exits_130_and_says_the_results_are_kept(tmp_path, monkeypatch, c
     assert main(["sweep", str(config), "--out", str(tmp_path / "s")]) == 130
     err = capsys.readouterr().err
     assert "interrupted" in err and str(tmp_path / "s") in err
+
+
+def test_verify_a_run_and_a_damaged_one(tmp_path, capsys):
+    config = tmp_path / "tiny.toml"
+    config.write_text('name = "tiny"' + ENTRANTS)
+    assert main(["run", str(config), "--out", str(tmp_path / "r"), "--workers", "1"]) == 0
+    capsys.readouterr()
+    assert main(["verify", str(tmp_path / "r")]) == 0
+    assert "ok, " in capsys.readouterr().out
+    part = next((tmp_path / "r" / "hands").glob("part-*.parquet"))
+    part.write_bytes(part.read_bytes()[:-10])
+    assert main(["verify", str(tmp_path / "r")]) == 1
+    assert f"hands/{part.name} is truncated" in capsys.readouterr().out
+    assert main(["report", str(tmp_path / "r")]) == 2  # a report never runs on damaged data without saying so
+    assert f"hands/{part.name} is truncated" in capsys.readouterr().err
+
+
+def test_a_broken_bot_is_one_line_and_a_traceback_only_with_verbose(tmp_path, capsys):
+    bot = tmp_path / "bad.py"
+    bot.write_text("from treasure_sim import Strategy\nclass Bad(Strategy):\n    def setup(self, *a):\n"
+                   "        raise RuntimeError('setup broke')\n")
+    config = tmp_path / "bad.toml"
+    config.write_text(f'name = "bad"\ndeals = 2\ntable_size = 2\n[[entrants]]\nstrategy = "{bot}:Bad"\n'
+                      '[[entrants]]\nstrategy = "random"\n')
+    assert main(["run", str(config), "--out", str(tmp_path / "o"), "--workers", "1", "--strict"]) == 1
+    err = capsys.readouterr().err
+    assert err.strip().splitlines() == [
+        "treasure-sim run: failed: entrant 'Bad' in game 0 (deal 0): seat 0 (Bad): hand 0: setup raised "
+        "RuntimeError: setup broke"]
+    assert main(["--verbose", "run", str(config), "--out", str(tmp_path / "o"), "--workers", "1", "--strict"]) == 1
+    assert "Traceback" in capsys.readouterr().err
+    assert main(["run", str(config), "--out", str(tmp_path / "o"), "--workers", "1",
+                 "--decision-timeout", "0.5"]) == 0  # not strict: recorded, marked, never fatal
+    assert "⚠ Bad:" in capsys.readouterr().out

@@ -66,6 +66,7 @@ def _ignore_sigint() -> None:
 
 def _init_worker(parent: int) -> None:
     _ignore_sigint()
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the parent's "SIGTERM = Ctrl-C" is not for workers
     exit_with_parent(parent)
 
 

@@ -496,8 +496,10 @@ class ResultsDir:
                     self.path, previous)
             os.ftruncate(fd, 0)
             os.pwrite(fd, str(os.getpid()).encode(), 0)
-            yield
-            os.ftruncate(fd, 0)
+            try:
+                yield
+            finally:
+                os.ftruncate(fd, 0)  # ended (well or not): no owner to report
         finally:
             _HELD.discard(key)
             os.close(fd)

@@ -1,0 +1,85 @@
+"""What the subcommands share: the error for bad command-line input, argument types, execution options."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..run.backends import EXECUTORS, default_workers
+
+
+class UsageError(Exception):
+    """Bad input from the command line: reported in one line, exit code 2."""
+
+
+def _whole_number(minimum: int) -> Callable[[str], int]:
+    """An argparse type: a whole number >= minimum, with a one-line error otherwise."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"expected a whole number >= {minimum}, got {value}")
+        return value
+
+    return parse
+
+
+positive = _whole_number(1)
+seed = _whole_number(0)
+
+
+
+def positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text}")
+    return value
+
+
+def add_execution_options(p: argparse.ArgumentParser, folder: str, replaced: str) -> None:
+    """--workers, --out, --seed, --executor, --scheduler, --overwrite, --strict, --decision-timeout: run and sweep."""
+    p.add_argument("--workers", type=positive, metavar="W", help=f"worker processes (default: one per core, "
+                                                                   f"{default_workers()} here)")
+    p.add_argument("--out", metavar="DIR", help=f"{folder} (default: results/<name>)")
+    p.add_argument("--seed", type=seed, metavar="S", help="experiment seed (overrides the config)")
+    p.add_argument("--executor", choices=EXECUTORS, default="process", help="local process pool, or dask")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="with --executor dask: an existing scheduler (tcp://host:port) instead of a LocalCluster")
+    p.add_argument("--overwrite", action="store_true", help=f"replace {replaced} in DIR")
+    p.add_argument("--strict", action="store_true",
+                   help="stop at a bot's first error (an exception, an illegal answer, a timeout) with one line "
+                        "naming the entrant, the game, the hand and the error; by default the engine plays the "
+                        "default answer, records the error and goes on")
+    p.add_argument("--decision-timeout", type=positive_float, metavar="S",
+                   help="seconds a bot may take per decision (overrides the config's decision_timeout; default 10); "
+                        "a slower answer is replaced by the default one and recorded as an error")
+
+
+def execute(args: argparse.Namespace, name: str, start: Callable[..., Any]) -> Any:
+    """Run ``start(out, workers=..., ...)`` with the execution options into --out (default results/<name>).
+
+    Returns its report, or None after Ctrl-C (said on stderr: what is written stays, a rerun continues).
+    """
+    if args.scheduler and args.executor != "dask":
+        raise UsageError("--scheduler needs --executor dask")
+    out = Path(args.out) if args.out else Path("results") / name
+    try:
+        return start(out, workers=args.workers, executor=args.executor, scheduler=args.scheduler,
+                     overwrite=args.overwrite, strict=args.strict)
+    except KeyboardInterrupt:
+        print(f"\ninterrupted: the games written so far are in {out} and intact; run the same command again "
+              f"to continue", file=sys.stderr)
+        return None
+
+
+def count(n: int, word: str) -> str:
+    return f"{n} {word}{'s' * (n != 1)}"

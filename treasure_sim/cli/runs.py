@@ -1,0 +1,228 @@
+"""`run` and `sweep`: play an experiment or a sweep into results folders, by deals or until precise enough."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import functools
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..run.execute import RunReport, run_experiment
+from ..run.experiment import default_experiment, load_experiment
+from .options import UsageError, add_execution_options, count, execute, positive, positive_float
+
+# ----- run -------------------------------------------------------------------------------------------------
+FIRST_BATCH = 100  # deals of the first batch of --until-ci without --deals (no stop on precision before 100)
+MAX_DEALS = 5000  # --until-ci never plays more unless --max-deals says so
+
+
+def add_run(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("run", help="run a tournament (the embedded default without CONFIG)",
+                       description="Play every game of an experiment, in parallel, into Parquet results; "
+                                   "rerunning into the same folder continues where it stopped.")
+    p.add_argument("config", nargs="?", metavar="CONFIG", help="experiment TOML (default: the embedded default)")
+    p.add_argument("--deals", type=positive, metavar="N",
+                   help="number of deals (overrides the config); with --until-ci, the first batch "
+                        f"(default {FIRST_BATCH})")
+    add_precision_options(p, "every entrant's interval of --metric", "strength, win_share or net "
+                          "(default strength: the headline)")
+    add_execution_options(p, "results folder", "results of a different config")
+    p.set_defaults(func=cmd_run)
+
+
+def add_precision_options(p: argparse.ArgumentParser, what: str, metric: str) -> None:
+    """--until-ci, --max-deals and --metric: shared by run and sweep."""
+    p.add_argument("--until-ci", type=positive_float, metavar="W",
+                   help=f"play deals in batches until {what} has half-width <= W, then stop (stopping on "
+                        "precision keeps the intervals honest; stopping when a result looks significant does not)")
+    p.add_argument("--max-deals", type=positive, metavar="N", help=f"with --until-ci: stop at N deals even if "
+                                                                    f"wider (default {MAX_DEALS})")
+    p.add_argument("--metric", metavar="NAME", help=f"with --until-ci: the metric to watch: {metric}")
+
+
+def _check_precision_options(args: argparse.Namespace) -> None:
+    if args.until_ci is None and (args.max_deals is not None or args.metric is not None):
+        raise UsageError("--max-deals and --metric go with --until-ci W")
+
+
+def _first_batch(args: argparse.Namespace, out: Path) -> int:
+    """--until-ci starts from --deals (default FIRST_BATCH), or from what the folder already holds."""
+    from ..run.store import read_manifest
+
+    start = args.deals or FIRST_BATCH
+    old = None if args.overwrite else read_manifest(out)
+    if old is not None and old.kind == "run" and old.parts:
+        start = max(start, max(p.end_deal for p in old.parts))
+    elif old is not None and old.kind == "sweep":
+        start = max(start, old.deals)
+    return start
+
+
+def _grow(args: argparse.Namespace, play: Callable[..., Any], widest: Callable[[Path], float], what: str
+          ) -> Callable[..., Any]:
+    """A ``start`` for `execute` that plays batches until --until-ci is met (`stats.until_precise`).
+
+    ``play(deals, out, **options)`` brings the folder to ``deals`` deals and returns its report;
+    ``widest(out)`` is the widest half-width of what is watched. Returns (reports, `stats.Stopped`).
+    """
+    from ..study.stats import until_precise
+
+    max_deals = args.max_deals or MAX_DEALS
+
+    def start(out: Path, **options: Any) -> tuple[list[Any], Any]:
+        reports: list[Any] = []
+        played = [0]
+
+        def batch(deals: int) -> None:
+            reports.append(play(deals, out, **options))
+            played[0] = deals
+            options["overwrite"] = False  # only the first batch may replace the folder
+
+        def measure() -> float:
+            hw = widest(out)
+            print(f"until-ci: {played[0]} deals: widest {what} half-width {hw:.4g} (target {args.until_ci:g})",
+                  file=sys.stderr)
+            return hw
+
+        stopped = until_precise(batch, measure, args.until_ci, min(_first_batch(args, out), max_deals), max_deals)
+        return reports, stopped
+
+    return start
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    _check_precision_options(args)
+    exp = load_experiment(args.config) if args.config else default_experiment()
+    exp = exp.replace(deals=args.deals, seed=args.seed, decision_timeout=args.decision_timeout)
+    if args.until_ci is None:
+        report = execute(args, exp.name, functools.partial(run_experiment, exp))
+        if report is None:
+            return 130
+        print(summary(report, exp.name, exp.deals, exp.rotations, exp.table_size, len(exp.entrants)))
+        return 0
+    from ..study.summary import METRICS, run_summary
+
+    metric = args.metric or "strength"
+    if metric not in METRICS:
+        raise UsageError(f"--metric must be one of {', '.join(METRICS)} for a run, got {metric!r}")
+
+    def play(deals: int, out: Path, **options: Any) -> RunReport:
+        return run_experiment(exp.replace(deals=deals), out, **options)
+
+    def widest(out: Path) -> float:
+        return max(run_summary(out).half_widths(metric).values())  # the intervals the summary prints
+
+    done = execute(args, exp.name, _grow(args, play, widest, metric.replace("_", " ")))
+    if done is None:
+        return 130
+    reports, stopped = done
+    last = dataclasses.replace(reports[-1], games_run=sum(r.games_run for r in reports),
+                               seconds=sum(r.seconds for r in reports))
+    print(summary(last, exp.name, stopped.deals, exp.rotations, exp.table_size, len(exp.entrants)))
+    print(f"\n{stopped.reason(args.until_ci, metric.replace('_', ' '))}; batches (deals, widest half-width): "
+          + ", ".join(f"{n} ({hw:.3g})" for n, hw in stopped.batches))
+    return 0
+
+
+def summary(report: RunReport, name: str, deals: int, rotations: int, seats: int, entrants: int) -> str:
+    """The text printed after a run: what was played, then the ranking by strength with the raw figures."""
+    from ..study.summary import render, run_summary
+
+    head = (f"{name}: {report.games_done} games ({count(deals, 'deal')} x {count(rotations, 'rotation')}, "
+            f"{seats} seats, {entrants} entrants) in {report.out}")
+    how = (f"this run: {report.games_run} games in {report.seconds:.1f} s on {report.workers} "
+           f"{report.executor} worker{'s' * (report.workers != 1)}") if report.games_run else \
+        "this run: nothing to do, every game was already on disk"
+    return "\n".join([head, how, "", render(run_summary(report.out))])
+
+
+# ----- sweep -----------------------------------------------------------------------------------------------
+def add_sweep(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "sweep", help="play one experiment under several rule variants (the embedded default without CONFIG)",
+        description="Run the same entrants with the same seeds under every rule variant of a sweep config, one "
+                    "results folder per variant plus sweep.json; rerunning continues where it stopped. Compare "
+                    "the variants with `treasure-sim report DIR`.")
+    p.add_argument("config", nargs="?", metavar="CONFIG", help="sweep TOML (default: the embedded default sweep)")
+    p.add_argument("--deals", type=positive, metavar="N",
+                   help=f"deals per variant (overrides the config); with --until-ci, the first batch "
+                        f"(default {FIRST_BATCH})")
+    add_precision_options(p, "every paired difference vs the baseline of --metric", "a metric of the sweep "
+                          "report, e.g. 'hands per game' or 'seat 0' (default: the report's headline metrics)")
+    add_execution_options(p, "sweep folder", "a different sweep's results")
+    p.set_defaults(func=cmd_sweep)
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from ..run.execute import run_sweep
+    from ..run.sweep import default_sweep, load_sweep
+
+    _check_precision_options(args)
+    sweep = load_sweep(args.config) if args.config else default_sweep()
+    sweep = sweep.replace(deals=args.deals, seed=args.seed, decision_timeout=args.decision_timeout)
+    stopped = None
+    if args.until_ci is None:
+        report = execute(args, sweep.name, functools.partial(run_sweep, sweep))
+    else:
+        from ..study.balance import paired_half_widths
+
+        def play(deals: int, out: Path, **options: Any) -> Any:
+            return run_sweep(sweep.replace(deals=deals), out, **options)
+
+        def widest(out: Path) -> float:
+            try:
+                return max(paired_half_widths(out, args.metric).values(), default=float("nan"))
+            except KeyError as err:
+                raise UsageError(str(err.args[0])) from None
+
+        done = execute(args, sweep.name, _grow(args, play, widest, "paired difference"))
+        report, stopped = (None, None) if done is None else (done[0][-1], done[1])
+        if done is not None:
+            sweep = sweep.replace(deals=stopped.deals)
+    if report is None:
+        return 130
+    runs = dict(report.runs)
+    table = [("variant", "changes", "games", "this run")]
+    for v in sweep.variants:
+        r = runs.get(v.name)
+        mark = " (baseline)" if v.name == sweep.baseline else ""
+        table.append((v.name + mark, v.describe(), str(r.games_done if r else 0),
+                      f"{r.games_run} in {r.seconds:.0f} s" if r else "-"))
+    from ..study.summary import text_table
+
+    lines = [f"{sweep.name}: {count(len(sweep.variants), 'variant')} x {count(sweep.base.deals, 'deal')} "
+             f"in {report.out} ({report.seconds:.0f} s)", "", text_table(table, left=2), ""]
+    if stopped is not None:
+        lines += [f"{stopped.reason(args.until_ci, 'paired difference')}; batches (deals, widest half-width): "
+                  + ", ".join(f"{n} ({hw:.3g})" for n, hw in stopped.batches), ""]
+    print("\n".join([*lines, f"compare the variants: treasure-sim report {report.out}"]))
+    return 0
+
+
+# ----- verify ----------------------------------------------------------------------------------------------
+def add_verify(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("verify", help="check a results or sweep folder against its checksums, running nothing",
+                       description="Check every part of a results folder (or of each variant of a sweep folder) "
+                                   "against the sizes and SHA-256 sums recorded when it was written. Exit code 0 "
+                                   "when everything is intact, 1 when something is missing, truncated or changed "
+                                   "(rerun the same run or sweep command to replay exactly those deals).")
+    p.add_argument("dir", type=Path, help="a folder written by `treasure-sim run` or `treasure-sim sweep`")
+    p.set_defaults(func=cmd_verify)
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from ..run.store import is_sweep_dir, read_manifest, verify
+
+    if is_sweep_dir(args.dir):
+        manifest = read_manifest(args.dir)
+        assert manifest is not None
+        folders = [args.dir / v.dir for v in manifest.variants if (args.dir / v.dir / "manifest.json").exists()]
+    else:
+        folders = [args.dir]
+    checks = [verify(folder) for folder in folders]
+    for check in checks:
+        print(check.describe())
+    return 0 if all(c.ok for c in checks) else 1
