@@ -416,3 +416,131 @@ def test_strict_errors_are_one_line_naming_seat_bot_hand_method_and_exception():
     assert str(info.value) == "seat 1 (BadSetup): hand 0: setup raised RuntimeError: no model file at line 2"
     with pytest.raises(StrategyError, match=r"^seat 0 \(ScriptedBot\): hand 1: act: raise to 500 is outside"):
         Game([ScriptedBot(["raise 500"]), ScriptedBot()], strict=True).play_hand()
+
+
+# ----- no live engine object reaches a bot -------------------------------------------------------------------
+import dataclasses  # noqa: E402
+
+from treasure_sim import HandRecord, Observation  # noqa: E402
+
+
+class Collector(RandomBot):
+    """A RandomBot that keeps everything it is handed."""
+
+    def __init__(self):
+        super().__init__(stop_chance=0.01)
+        self.got: list = []
+
+    def setup(self, seat, n_players, rules, rng):
+        super().setup(seat, n_players, rules, rng)
+        self.got.append(rules)
+
+    def act(self, obs):
+        self.got.append(obs)
+        return super().act(obs)
+
+    def move_spades(self, obs):
+        self.got.append(obs)
+        return super().move_spades(obs)
+
+    def draw_heart(self, obs):
+        self.got.append(obs)
+        return super().draw_heart(obs)
+
+    def choose_joker_treasure(self, obs, options):
+        self.got += [obs, options]
+        return super().choose_joker_treasure(obs, options)
+
+    def steal(self, obs, options):
+        self.got += [obs, options]
+        return super().steal(obs, options)
+
+    def keep_playing(self, obs):
+        self.got.append(obs)
+        return super().keep_playing(obs)
+
+    def on_hand_end(self, record):
+        self.got.append(record)
+
+
+def _plain(value, own_rules, engine_records) -> None:
+    """Only ints, strings, bools, None and tuples of them; records that are the bot's own copies."""
+    kind = type(value)
+    if kind in (int, str, bool, type(None)):
+        return
+    if isinstance(value, tuple):  # tuples, NamedTuples (Observation, ActionEvent, ShownHand, ...): immutable
+        for item in value:
+            _plain(item, own_rules, engine_records)
+    elif isinstance(value, RuleSet):
+        assert value is own_rules
+    elif kind in (HandRecord, Steal):  # frozen records: fresh copies, never the engine's own
+        assert all(value is not r for r in engine_records)
+        for f in dataclasses.fields(value):
+            _plain(getattr(value, f.name), own_rules, engine_records)
+    else:
+        raise AssertionError(f"a bot was handed a {kind.__name__}: {value!r}")
+
+
+def test_a_bot_is_handed_plain_values_and_its_own_copies_only():
+    bots = [Collector() for _ in range(4)]
+    game = Game(bots, RuleSet(max_hands=40, starting_money=30), seed=8, treasures={0: "9s 9h Td", 1: "Jd 8c"})
+    result = game.play()
+    kinds = {type(x).__name__ for b in bots for x in b.got}
+    assert {"RuleSet", "Observation", "HandRecord", "tuple"} <= kinds
+    phases = {x.phase for b in bots for x in b.got if isinstance(x, Observation)}
+    assert {"bet", "keep_playing", "steal", "hearts", "spades"} <= phases
+    rule_copies = {id(b.rules) for b in bots} | {id(game.rules)}
+    assert len(rule_copies) == 5  # one per bot, and the engine's
+    for b in bots:
+        for x in b.got:
+            _plain(x, b.rules, result.hands)
+
+
+class DeepVandal(RandomBot):
+    """A RandomBot that writes, with object.__setattr__, into every object it is handed and everything inside."""
+
+    def _vandalize(self, thing, depth=0):
+        if depth > 4 or type(thing) in (int, str, bool, type(None), float):
+            return
+        if isinstance(thing, list):
+            thing.append(None)
+        names = [f.name for f in dataclasses.fields(thing)] if dataclasses.is_dataclass(thing) else []
+        names += list(getattr(type(thing), "_fields", ()))
+        for name in names:
+            try:
+                inner = getattr(thing, name)
+                self._vandalize(inner, depth + 1)
+                object.__setattr__(thing, name, 0)
+            except (AttributeError, TypeError):
+                pass
+        if isinstance(thing, tuple):
+            for item in thing:
+                self._vandalize(item, depth + 1)
+
+    def act(self, obs):
+        answer = super().act(obs)
+        self._vandalize(obs)
+        return answer
+
+    def draw_heart(self, obs):
+        answer = super().draw_heart(obs)
+        self._vandalize(obs)
+        return answer
+
+    def steal(self, obs, options):
+        choice = super().steal(obs, options)
+        answer = None if choice is None else Steal(choice.diamond, choice.victim, choice.card)
+        self._vandalize(obs), self._vandalize(options)
+        return answer
+
+    def on_hand_end(self, record):
+        self._vandalize(record)
+
+
+def test_writing_into_what_a_bot_was_handed_changes_nothing():
+    rules = RuleSet(starting_money=30, max_hands=60)
+    for seed in range(4):
+        plain = play_game([RandomBot() for _ in range(4)], rules, seed=seed, treasures={0: "Td 9s", 2: "8h"})
+        vandals = play_game([DeepVandal() for _ in range(4)], rules, seed=seed, treasures={0: "Td 9s", 2: "8h"})
+        _same_except_errors(plain, vandals)
+        assert vandals.errors == ((),) * 4

@@ -16,7 +16,7 @@ import numpy as np
 from . import evaluator
 from .betting import bet_limits, split_pots, uncalled_bet
 from .cards import DIAMONDS, HEARTS, RANK, SPADES, is_joker, make_deck
-from .history import ActionEvent, GameResult, HandRecord, ShownHand, StealEvent
+from .history import ActionEvent, GameResult, HandRecord, ShownHand, StealEvent, name_quintet
 from .rules import RuleSet
 from .seats import Seat, StrategyError
 from .seeding import as_seed_sequence, derive, root_key
@@ -213,7 +213,7 @@ class Game:
         record = h.record(t, self.errors)
         self._hands.append(record)
         for s in h.order:
-            self.seats[s].on_hand_end(record.public)
+            self.seats[s].on_hand_end(partial(record.public, s))
         if h.void or h.ran_out:
             self.end_reason = "deck_empty"
         t.dealer = (t.dealer + 1) % t.n
@@ -336,15 +336,12 @@ class Game:
         masks = [t.wild_mask(s) for s in seats]
         found = evaluator.evaluate(cards, np.array(masks, dtype=np.int64), validate=False)  # ids are ours
         scores, categories = found.tolist(), evaluator.category(found).tolist()
-        shown = []
-        for i, s in enumerate(seats):
-            if self.quintets:
-                q = evaluator.best_quintet(cards[i], masks[i])
-                extra = dict(quintet=q.cards, wilds=q.wilds, description=q.description)
-            else:
-                extra = dict(description=evaluator.describe(scores[i]))
-            shown.append(ShownHand(t.hand_no, s, names(h.hands[s]), score=scores[i],
-                                   category=evaluator.CATEGORY_NAMES[categories[i]], **extra))
+        board = names(h.shared)
+        shown = [ShownHand(t.hand_no, s, names(h.hands[s]), scores[i], evaluator.CATEGORY_NAMES[categories[i]],
+                           board, masks[i]) for i, s in enumerate(seats)]
+        if self.quintets:  # name them now (else only when a record is printed or written)
+            for hand in shown:
+                name_quintet(hand.cards + hand.board, hand.wild_ranks)
         h.shown = shown
         t.showdowns = t.showdowns + tuple(shown)
         return dict(zip(seats, scores, strict=True))
