@@ -229,6 +229,7 @@ class Game:
         scores: dict[int, int] = {}
         if len(contenders) > 1:
             self._move_spades(h, contenders)
+            h.revealed = True  # step 12 begins by revealing the hands still in (RULES.md 6)
             h.ran_out = self._draw_hearts(h, contenders)
             scores = self._choose_quintets(h, contenders)
         h.returned = returned = uncalled_bet(h.committed)

@@ -128,8 +128,8 @@ class Hand:
     """
 
     __slots__ = ("actions", "bets", "committed", "drawn", "errors_before", "folded", "hands", "hole", "in_hand",
-                 "last_folder", "new_treasure", "order", "pots", "ran_out", "returned", "round", "shared", "shown",
-                 "spades_moved", "start_money", "steals", "taken", "void", "zones_before")
+                 "last_folder", "new_treasure", "order", "pots", "ran_out", "returned", "revealed", "round", "shared",
+                 "shown", "spades_moved", "start_money", "steals", "taken", "void", "zones_before")
 
     def __init__(self, table: Table) -> None:
         n = table.n
@@ -147,6 +147,7 @@ class Hand:
         self.round = 0
         self.spades_moved: list[tuple[int, ...]] = [() for _ in range(n)]
         self.drawn: list[list[int]] = [[] for _ in range(n)]
+        self.revealed = False  # step 12 has begun: the hands still in are face up
         # the outcome, filled in as the steps go, for the record
         self.start_money: list[int] = []
         self.zones_before: tuple[tuple[str, ...], ...] = ()
@@ -161,6 +162,12 @@ class Hand:
     def contenders(self) -> list[int]:
         """Seats still in the hand, in turn order."""
         return [s for s in self.order if not self.folded[s]]
+
+    def revealed_hands(self, n: int) -> tuple[tuple[int, ...] | None, ...]:
+        """Per seat, its hand if revealed (step 12 on, still in), else None."""
+        if not self.revealed:
+            return (None,) * n
+        return tuple([tuple(self.hands[s]) if self.in_hand[s] and not self.folded[s] else None for s in range(n)])
 
     # ----- cards -------------------------------------------------------------------------------------
     def deal_hole(self, table: Table) -> None:
@@ -274,6 +281,7 @@ def observe(table: Table, hand: Hand, seat: int, phase: str, to_call: int = 0, m
         hand.last_folder,
         table.wild_mask(seat),
         table.showdowns,
+        hand.revealed_hands(table.n),
         table.bot_rules[seat],
     ))
 
