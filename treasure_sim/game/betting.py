@@ -97,16 +97,18 @@ def split_pots(
     floor = 0
     for i, level in enumerate(levels):
         last = i == len(levels) - 1
-        amount = sum(min(c, level) - min(c, floor) if not last else max(c - floor, 0) for c in committed)
+        amount = sum([min(c, level) - min(c, floor) if not last else max(c - floor, 0) for c in committed])
         eligible = tuple(s for s in order if s in contenders and committed[s] >= level)
         pots.append(_award(amount, eligible, scores))
         floor = level
-    if not levels and sum(committed):  # every contender put in nothing (ante 0): the pot still has an owner
-        pots.append(_award(sum(committed), tuple(s for s in order if s in contenders), scores))
+    total: int = sum(committed)
+    if not levels and total:  # every contender put in nothing (ante 0): the pot still has an owner
+        pots.append(_award(total, tuple(s for s in order if s in contenders), scores))
     return pots
 
 
 def _award(amount: int, eligible: tuple[int, ...], scores: dict[int, int]) -> PotResult:
+    winners: tuple[int, ...]
     if len(eligible) == 1:
         winners = eligible
     else:

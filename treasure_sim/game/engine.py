@@ -336,7 +336,8 @@ class Game:
         cards = np.array([r + [-1] * (width - len(r)) for r in rows], dtype=np.int8)
         masks = [t.wild_mask(s) for s in seats]
         found = evaluator.evaluate(cards, np.array(masks, dtype=np.int64), validate=False)  # ids are ours
-        scores, categories = found.tolist(), evaluator.category(found).tolist()
+        scores: list[int] = found.tolist()
+        categories: list[int] = np.asarray(evaluator.category(found)).tolist()
         board = names(h.shared)
         shown = [ShownHand(t.hand_no, s, names(h.hands[s]), scores[i], evaluator.CATEGORY_NAMES[categories[i]],
                            board, masks[i]) for i, s in enumerate(seats)]

@@ -116,10 +116,9 @@ def evaluate(cards: npt.ArrayLike | str, wild_ranks: npt.ArrayLike = 0, *, valid
     if arr.dtype != np.int8:
         arr = arr.astype(np.int8)
     out = np.empty(n, np.int64)
-    scalar = isinstance(wild, int)
     for lo in range(0, n, BLOCK):
         hi = min(n, lo + BLOCK)
-        out[lo:hi] = _score_block(arr[lo:hi], wild if scalar else wild[lo:hi], validate, lo)
+        out[lo:hi] = _score_block(arr[lo:hi], wild if isinstance(wild, int) else wild[lo:hi], validate, lo)
     return out
 
 
@@ -142,7 +141,8 @@ def _score_block(cards: np.ndarray, wild: int | np.ndarray, validate: bool, row0
     """The vectorized kernel for one block of rows (int8 ids); see the steps above."""
     n, k = cards.shape
     ids = cards.view(np.uint8)  # -1 pads read as 255: non-negative indices take faster
-    bits = pads = None
+    bits: np.ndarray | None = None
+    pads: np.ndarray | None = None
     for lo in range(0, k, _t.PAD_GROUP):  # bitset; pads counted on top, one group at a time
         part = _ONE.take(ids[:, lo])
         for j in range(lo + 1, min(k, lo + _t.PAD_GROUP)):
@@ -152,12 +152,14 @@ def _score_block(cards: np.ndarray, wild: int | np.ndarray, validate: bool, row0
         else:
             pads = part >> _U64(_t.PAD_SHIFT) if pads is None else pads + (part >> _U64(_t.PAD_SHIFT))
             bits += part & _LOW61
+    assert bits is not None  # k >= 5 columns: the loop ran
     if validate:  # a card twice makes a carry, and every carry lowers this count below k
         pads = bits >> _U64(_t.PAD_SHIFT) if pads is None else pads + (bits >> _U64(_t.PAD_SHIFT))
         ok = (np.bitwise_count(bits & _LOW61) + pads == k) & (pads <= k - 5)
         if not ok.all():
             _diagnose(cards, int(np.flatnonzero(~ok)[0]), row0)
 
+    wmask: np.uint64 | np.ndarray
     if isinstance(wild, int):
         wmask = _U64(wild * _t.SUIT_REPEAT | _t.JOKER_BITS)
         nat = bits & (_NATURAL & ~wmask)
@@ -325,7 +327,8 @@ def _score_small(arr: np.ndarray, wild_ranks: object, validate: bool) -> list[in
             if validate and n and (min(wl) < 0 or max(wl) > 8191):
                 _wild_masks(wa, n)
         else:
-            wl = [_wild_masks(wild_ranks, n)] * n
+            one = _wild_masks(wild_ranks, n)
+            wl = [one if isinstance(one, int) else int(one[0])] * n
     if validate and n:
         flat = [c for row in rows for c in row]
         if min(flat) < -1 or max(flat) > 53:

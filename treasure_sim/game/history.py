@@ -60,8 +60,6 @@ class ShownHand(NamedTuple):
     def description(self) -> str:
         return evaluator.describe(self.score)
 
-    _json_fields = ("hand_no", "seat", "cards", "quintet", "wilds", "score", "category", "description")
-
 
 _QUINTETS: dict[tuple[tuple[str, ...], int], tuple[tuple[str, ...], tuple[tuple[str, str], ...]]] = {}
 _QUINTETS_MAX = 4096
@@ -94,9 +92,14 @@ class StealEvent(NamedTuple):
     card: str
 
 
+_JSON_FIELDS: dict[type, tuple[str, ...]] = {
+    ShownHand: ("hand_no", "seat", "cards", "quintet", "wilds", "score", "category", "description")}
+"""What a record shows of a NamedTuple when it is not simply its fields (a shown hand: its names, as always)."""
+
+
 def _jsonable(value: Any) -> Any:
     if isinstance(value, tuple) and hasattr(value, "_fields"):  # the records' NamedTuples
-        return {f: _jsonable(getattr(value, f)) for f in getattr(type(value), "_json_fields", value._fields)}
+        return {f: _jsonable(getattr(value, f)) for f in _JSON_FIELDS.get(type(value), value._fields)}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: _jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, tuple | list):
@@ -197,8 +200,8 @@ def format_hand(rec: HandRecord) -> str:
     if rec.treasures_before:
         out.append("   zones: " + _zones(rec.treasures_before))
     out.append(" 1 antes: " + ", ".join(f"seat {s} ${rec.antes[s]}" for s in order))
-    out.append(" 2 hole cards: " + "; ".join(
-        f"seat {s} [{' '.join(rec.hole[s]) if rec.hole[s] is not None else '? ?'}]" for s in order))
+    out.append(" 2 hole cards: " + "; ".join(f"seat {s} [{' '.join(h) if (h := rec.hole[s]) is not None else '? ?'}]"
+                                            for s in order))
     if rec.new_treasure:
         out.append(f" 3 New Treasure: {rec.new_treasure}")
     dealt = (0, 2, 4, 5)
