@@ -70,6 +70,19 @@ def test_golden_game(key, variant, lineup, seed):
     assert got["sha256"] == want["sha256"], "same outcome, but some record of the game differs"
 
 
+def test_naming_quintets_at_once_or_when_asked_gives_the_same_records():
+    def played(**kw):
+        result = play_game(LINEUPS["mixed"](), VARIANTS["default"], seed=4, **kw)
+        return result, result.to_dict()
+
+    (lazy, lazy_dict), (eager, eager_dict) = played(), played(quintets=True)
+    lazy_dict.pop("decision_time"), eager_dict.pop("decision_time")
+    assert lazy_dict == eager_dict  # names computed on demand are the same
+    shown = [s for h in lazy.hands for s in h.shown]
+    assert shown and all(len(s.quintet) == 5 and s.description for s in shown)
+    assert str(lazy.hands[-1]) == str(eager.hands[-1])
+
+
 if __name__ == "__main__" and sys.argv[1:] == ["--write"]:
     FIXTURE.parent.mkdir(exist_ok=True)
     FIXTURE.write_text(json.dumps({key: _play(v, lineup, seed) for key, v, lineup, seed in GAMES}, indent=1) + "\n")

@@ -10,6 +10,8 @@ from .history import PotResult
 from .rules import RuleSet
 from .strategy import CALL, CHECK, FOLD
 
+_limits = tuple.__new__  # BetLimits(*values) checks arity
+
 
 class BetLimits(NamedTuple):
     to_call: int  # chips needed to call (capped at the stack: calling for less is all in)
@@ -36,21 +38,26 @@ def bet_limits(
     ``high`` (if not, a raise could only come back as an uncalled bet).
     A player may always go all in, even for less than a full raise.
     """
-    to_call = min(high - my_bet, stack)
+    # one call per decision: conditionals rather than min/max calls, and the tuple built directly
+    to_call = high - my_bet
+    if to_call > stack:
+        to_call = stack
     all_in_to = my_bet + stack
     if not can_be_answered or all_in_to <= high:
-        return BetLimits(to_call, 0, 0)
-    if rules.betting == "fixed-limit":
+        return _limits(BetLimits, (to_call, 0, 0))
+    betting = rules.betting
+    if betting == "fixed-limit":
         if raises >= rules.raise_cap:
-            return BetLimits(to_call, 0, 0)
-        size = rules.small_bet if round_index < 2 else rules.big_bet
-        target = min(high + size, all_in_to)
-        return BetLimits(to_call, target, target)
-    full_min = high + max(largest_raise, rules.min_bet)
+            return _limits(BetLimits, (to_call, 0, 0))
+        target = high + (rules.small_bet if round_index < 2 else rules.big_bet)
+        if target > all_in_to:
+            target = all_in_to
+        return _limits(BetLimits, (to_call, target, target))
+    full_min = high + (largest_raise if largest_raise > rules.min_bet else rules.min_bet)
     max_to = all_in_to
-    if rules.betting == "pot-limit":  # the pot after calling, but never below a minimum raise
+    if betting == "pot-limit":  # the pot after calling, but never below a minimum raise
         max_to = min(all_in_to, max(full_min, high + pot + (high - my_bet)))
-    return BetLimits(to_call, min(full_min, max_to), max_to)
+    return _limits(BetLimits, (to_call, full_min if full_min < max_to else max_to, max_to))
 
 
 def action_problem(kind: str, amount: Any, lim: BetLimits) -> str | None:

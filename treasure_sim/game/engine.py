@@ -16,11 +16,22 @@ import numpy as np
 from . import evaluator
 from .betting import bet_limits, split_pots, uncalled_bet
 from .cards import DIAMONDS, HEARTS, RANK, SPADES, is_joker, make_deck
-from .history import ActionEvent, GameResult, HandRecord, ShownHand, StealEvent, name_quintet
+from .history import GameResult, HandRecord, ShownHand, StealEvent, name_quintet
 from .rules import RuleSet
 from .seats import Seat, StrategyError
 from .seeding import as_seed_sequence, derive, root_key
-from .state import NAMES, DeckEmpty, Hand, Table, check_money, check_stacked_deck, check_treasures, names, observe
+from .state import (
+    NAMES,
+    DeckEmpty,
+    Hand,
+    Table,
+    check_money,
+    check_stacked_deck,
+    check_treasures,
+    names,
+    observe,
+    observe_between,
+)
 from .strategy import CALL, CHECK, FOLD, RAISE, Strategy
 
 __all__ = ["Game", "StrategyError", "play_game"]
@@ -38,7 +49,9 @@ class Game:
     Seeds: ``deal_seed`` drives the cards alone, so duplicate deals can share cards while bots get
     their own streams, and ``bot_seeds`` gives each seat's generator; each defaults to a keyed hash
     of ``seed`` (``seeding.derive``), so nothing a bot holds reveals the card stream.
-    ``quintets=False`` skips naming each shown quintet (a tournament needs only the scores).
+    Shown hands name their quintet (``ShownHand.quintet``, ``wilds``) only when something asks: a
+    printed or written record, a hand history. ``quintets=True`` names them as they are shown (the
+    old default); ``False`` is the same as the default, kept so callers that passed it still work.
     ``strict=True`` raises `StrategyError` at a bot's first misstep instead of recording it and
     playing on. ``decision_timeout`` limits every answer of every bot to that many seconds (``setup``
     to ten times as many): a bot over the limit gets the default answer and a recorded timeout, and
@@ -48,7 +61,7 @@ class Game:
     def __init__(self, strategies: Sequence[Strategy], rules: RuleSet = RuleSet(),
                  seed: int | np.random.SeedSequence | None = 0, *, deck: str | Sequence | None = None,
                  treasures: Mapping[int, str | Sequence] | None = None, money: Sequence[int] | None = None,
-                 dealer: int = 0, strict: bool = False, quintets: bool = True,
+                 dealer: int = 0, strict: bool = False, quintets: bool | None = None,
                  deal_seed: int | np.random.SeedSequence | None = None,
                  bot_seeds: Sequence[int | np.random.SeedSequence] | None = None,
                  decision_timeout: float | None = None, max_timeouts: int | None = 3) -> None:
@@ -74,7 +87,7 @@ class Game:
         rules = rules.replace()  # our own copy: nothing the caller (or a bot that reached theirs) does changes it
         self.rules = rules
         self.strict = strict
-        self.quintets = quintets
+        self.quintets = bool(quintets)  # name every quintet at once (else lazily)
         self.seed = seed if isinstance(seed, int) else None
         # every stream from its own keyed hash of the seed: no bot's seed reveals the cards (seeding.py)
         key = root_key(seed) if deal_seed is None or bot_seeds is None else b""
@@ -177,8 +190,8 @@ class Game:
         else:
             voters = [s for s in able if "keep_playing" in self.seats[s].asks]  # the others always go on
             if voters:
-                h = Hand(t)
-                votes = [self.seats[s].keep_playing(partial(observe, t, h, s, "keep_playing")) for s in voters]
+                views = observe_between(t, voters)
+                votes = [self.seats[s].keep_playing(view) for s, view in zip(voters, views, strict=True)]
                 if len(voters) == len(able) and not any(votes):
                     self.end_reason = "all_stopped"
 
@@ -213,7 +226,7 @@ class Game:
         record = h.record(t, self.errors)
         self._hands.append(record)
         for s in h.order:
-            self.seats[s].on_hand_end(partial(record.public, s))
+            self.seats[s].on_hand_end(record)
         if h.void or h.ran_out:
             self.end_reason = "deck_empty"
         t.dealer = (t.dealer + 1) % t.n
@@ -246,43 +259,40 @@ class Game:
         """Steps 4, 6, 8, 10: one betting round; folding is legal at every decision.
 
         ``queue`` holds the seats still to act, in turn order; a raise refills it with everyone
-        else who can still act, starting after the raiser.
+        else who can still act, starting after the raiser. A raise needs someone else still in who
+        could put in more than the high bet: what each player can bet in all this round (``reach``,
+        its stack at the start of the round) does not change as it bets, so the best two are kept.
         """
-        t, rules, rnd = self.table, self.rules, h.round
-        money, bets, folded, committed, order, actions = t.money, h.bets, h.folded, h.committed, h.order, h.actions
+        t, rules, rnd, seats = self.table, self.rules, h.round, self.seats
+        money, bets, folded, order = t.money, h.bets, h.folded, h.order
         for s in order:
             bets[s] = 0
-        live = sum(1 for s in order if not folded[s])
-        if live < 2:
+        live = [s for s in order if not folded[s]]
+        if len(live) < 2:
             return
-        queue = [s for s in order if not folded[s] and money[s] > 0]
+        reach = {s: money[s] for s in live}
+        (top, top_seat), (second, _) = _best_two(reach)
+        queue = [s for s in live if money[s] > 0]
         high = largest = raises = 0
-        pot = sum(committed)
         i = 0
         while i < len(queue):
             s = queue[i]
             i += 1
             my_bet = bets[s]
-            # a raise needs someone else who could put in more than the current high bet
-            answerable = my_bet + money[s] > high and any(
-                bets[o] + money[o] > high and not folded[o] for o in order if o != s)
-            lim = bet_limits(rules, rnd, high, my_bet, money[s], largest, raises, pot, answerable)
-            legal = _LEGAL[lim.to_call == 0][lim.max_raise_to > 0]
-            obs = observe(t, h, s, "bet", lim.to_call, lim.min_raise_to, lim.max_raise_to, legal)
-            kind, target = self.seats[s].act(obs, lim, my_bet)
+            stack = money[s]
+            answerable = my_bet + stack > high and (second if s == top_seat else top) > high
+            lim = bet_limits(rules, rnd, high, my_bet, stack, largest, raises, h.pot, answerable)
+            legal = _LEGAL[lim[0] == 0][lim[2] > 0]
+            obs = observe(t, h, s, "bet", lim[0], lim[1], lim[2], legal)
+            kind, target = seats[s].act(obs, lim, my_bet)
             if kind == FOLD:
-                folded[s] = True
-                h.last_folder = s
-                actions.append(ActionEvent(rnd, s, FOLD, my_bet))
-                live -= 1
-                if live < 2:
+                h.fold(rnd, s)
+                del reach[s]
+                if len(reach) < 2:
                     return
+                (top, top_seat), (second, _) = _best_two(reach)
                 continue
-            added = target - my_bet
-            h.commit(t, s, added)
-            bets[s] = target
-            pot += added
-            actions.append(ActionEvent(rnd, s, kind, target, added, money[s] == 0))
+            h.bet(t, rnd, s, kind, target)
             if kind == RAISE:
                 largest = max(largest, target - high)
                 high = target
@@ -332,14 +342,10 @@ class Game:
         """Step 13: every hand still in is shown and scored in one batched evaluator call."""
         t = self.table
         rows = [h.hands[s] + h.shared for s in seats]
-        width = max(len(r) for r in rows)
-        cards = np.array([r + [-1] * (width - len(r)) for r in rows], dtype=np.int8)
-        masks = [t.wild_mask(s) for s in seats]
-        found = evaluator.evaluate(cards, np.array(masks, dtype=np.int64), validate=False)  # ids are ours
-        scores: list[int] = found.tolist()
-        categories: list[int] = np.asarray(evaluator.category(found)).tolist()
+        masks = [t.wilds[s] for s in seats]
+        scores = evaluator.score_rows(rows, masks)  # ids are ours: no numpy, no checks
         board = names(h.shared)
-        shown = [ShownHand(t.hand_no, s, names(h.hands[s]), scores[i], evaluator.CATEGORY_NAMES[categories[i]],
+        shown = [ShownHand(t.hand_no, s, names(h.hands[s]), scores[i], evaluator.category_name(scores[i]),
                            board, masks[i]) for i, s in enumerate(seats)]
         if self.quintets:  # name them now (else only when a record is printed or written)
             for hand in shown:
@@ -357,7 +363,7 @@ class Game:
         if is_joker(card):
             if self.rules.joker_treasure == "discard":
                 return None
-            options = tuple(c for c in h.hole[s] + tuple(h.shared) if not is_joker(c))
+            options = tuple(c for c in h.hole[s] + h.shared if not is_joker(c))
             if not options:
                 return None
             default = max(options, key=lambda c: t.values[c])
@@ -384,12 +390,20 @@ class Game:
                 if choice is None:
                     break
                 diamond, victim, card = choice
-                t.remove_treasure(s, diamond)
-                t.put_under(diamond)  # the bottom of the deck
-                t.remove_treasure(victim, card)
-                t.add_treasure(s, card)
+                t.steal(s, diamond, victim, card)
                 events.append(StealEvent(s, NAMES[diamond], victim, NAMES[card]))
         return events
+
+
+def _best_two(reach: dict[int, int]) -> tuple[tuple[int, int], tuple[int, int]]:
+    """The largest and second largest (amount, seat) of ``reach`` (at least two seats)."""
+    first = second = (-1, -1)
+    for seat, amount in reach.items():
+        if amount > first[0]:
+            first, second = (amount, seat), first
+        elif amount > second[0]:
+            second = (amount, seat)
+    return first, second
 
 
 def play_game(strategies: Sequence[Strategy], rules: RuleSet = RuleSet(), seed: int = 0, **kwargs: Any) -> GameResult:

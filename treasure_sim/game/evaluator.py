@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from typing import NoReturn
@@ -210,6 +211,11 @@ def _score_block(cards: np.ndarray, wild: int | np.ndarray, validate: bool, row0
     return best
 
 
+def category_name(score: int) -> str:
+    """The category name of one score (``"two pair"``)."""
+    return CATEGORY_NAMES[score >> _t.CAT_SHIFT]
+
+
 def category(scores: npt.ArrayLike) -> np.ndarray | np.int8:
     """Category 0 (high card) .. 9 (five of a kind) of each score; a scalar gives an int8 scalar."""
     return (np.asarray(scores, dtype=np.int64) >> _t.CAT_SHIFT).astype(np.int8)[()]
@@ -333,17 +339,27 @@ def _score_small(arr: np.ndarray, wild_ranks: object, validate: bool) -> list[in
         flat = [c for row in rows for c in row]
         if min(flat) < -1 or max(flat) > 53:
             _check_ids(arr)
-    one, hbit, five_t = _L["ONE"].__getitem__, _L["HBIT"], _L["FIVE"]
-    group, kick, fht, st, fs = _L["GROUP"], _L["KICK"], _L["FHT"], _L["ST"], _L["FS"]
-    low61, natural, jokers, repeat = _t.LOW61, _t.NATURAL_BITS, _t.JOKER_BITS, _t.SUIT_REPEAT
-    out = []
-    for i, row in enumerate(rows):
-        bits = sum(map(one, row))  # one[-1] is the pad entry 255, as in the uint8 view
-        if validate:
+    if validate:
+        low61 = _t.LOW61
+        one = _L["ONE"].__getitem__
+        for i, row in enumerate(rows):
+            bits = sum(map(one, row))  # one[-1] is the pad entry 255, as in the uint8 view
             pads = bits >> 61  # a Python int: never overflows
             if (bits & low61).bit_count() + pads != k or pads > k - 5:
                 _diagnose(arr, i, 0)
-        wm = wl[i] * repeat | jokers
+    return score_rows(rows, wl)
+
+
+def score_rows(rows: Sequence[Sequence[int]], wild_ranks: Sequence[int]) -> list[int]:
+    """Scores of a few hands given as lists of valid card ids (any lengths >= 5, -1 padding allowed), with
+    one wild-rank mask per hand: no numpy and no checks, for the engine's showdowns (ids it dealt itself)."""
+    one, hbit, five_t = _L["ONE"].__getitem__, _L["HBIT"], _L["FIVE"]
+    group, kick, fht, st, fs = _L["GROUP"], _L["KICK"], _L["FHT"], _L["ST"], _L["FS"]
+    natural, jokers, repeat = _t.NATURAL_BITS, _t.JOKER_BITS, _t.SUIT_REPEAT
+    out = []
+    for row, wild in zip(rows, wild_ranks, strict=True):
+        bits = sum(map(one, row))  # one[-1] is the pad entry 255 (above every mask used here)
+        wm = wild * repeat | jokers
         w = (bits & wm).bit_count()
         nat = bits & natural & ~wm
         sa, sb, sc, sd = nat & 8191, (nat >> 16) & 8191, (nat >> 32) & 8191, nat >> 48

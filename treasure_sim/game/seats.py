@@ -69,6 +69,19 @@ def overrides(bot: Strategy, method: str) -> bool:
     return inspect.getattr_static(bot, method, None) is not Strategy.__dict__[method]
 
 
+_STEAL_SLOTS = tuple(Steal.__dict__[name].__set__ for name in ("diamond", "victim", "card"))
+
+
+def _copy_steal(diamond: int, victim: int, card: int) -> Steal:
+    """A fresh `Steal` for a bot (its dataclass ``__init__`` is slow: three ``object.__setattr__``)."""
+    steal = object.__new__(Steal)
+    set_diamond, set_victim, set_card = _STEAL_SLOTS
+    set_diamond(steal, diamond)
+    set_victim(steal, victim)
+    set_card(steal, card)
+    return steal
+
+
 def _invoke(bot: Strategy, method: str, args: tuple) -> Any:
     return getattr(bot, method)(*args)
 
@@ -81,7 +94,7 @@ class Seat:
     """
 
     __slots__ = ("_alarm", "asks", "benched", "bot", "decisions", "errors", "index", "label", "limit",
-                 "max_timeouts", "own_limit", "seconds", "strict", "table", "timeouts")
+                 "max_timeouts", "own_limit", "plain", "seconds", "strict", "table", "timeouts")
 
     def __init__(self, index: int, bot: Strategy, table: Table, *, strict: bool = False,
                  limit: float | None = None, max_timeouts: int | None = 3) -> None:
@@ -97,6 +110,7 @@ class Seat:
         self.timeouts = 0
         self.asks: frozenset[str] = frozenset()
         self.benched = False
+        self.plain = limit is None  # no time limit and not benched: act is called inline
         self.own_limit = False
         self.label = type_name(bot)
         self._alarm = Alarm(limit) if limit is not None else None
@@ -151,7 +165,7 @@ class Seat:
         self.timeouts += 1
         message = f"{method} timed out after {limit:g} s"
         if self.max_timeouts is not None and self.timeouts >= self.max_timeouts:
-            self.benched = True
+            self.benched, self.plain = True, False
             message += f" ({self.timeouts} timeouts: not asked again this game)"
         self.error(message, DecisionTimeout())
 
@@ -185,7 +199,7 @@ class Seat:
             self.error(f"setup could not give the bot its time limit ({describe_exception(err)})", err)
         limit = None if self.limit is None else self.limit * SETUP_TIME_FACTOR
         if self._call("setup", (self.index, n_players, rules, rng), limit) is _FAILED:
-            self.benched = True
+            self.benched, self.plain = True, False
             return
         self.label = self._describe_bot()
         self.asks = frozenset(m for m in SKIPPABLE if overrides(self.bot, m))  # after setup: it may add methods
@@ -205,7 +219,17 @@ class Seat:
         An illegal answer is recorded and the seat checks if that is free, else folds. A call of
         nothing is a check.
         """
-        answer = self._ask("act", obs)
+        if self.plain:  # the common case, inlined: count, time, call
+            self.decisions += 1
+            start = perf_counter()
+            try:
+                answer = self.bot.act(obs)
+            except (Exception, SystemExit) as err:
+                self.error(f"act raised {describe_exception(err)}", err)
+                answer = _FAILED
+            self.seconds += perf_counter() - start
+        else:
+            answer = self._ask("act", obs)
         if type(answer) is Action:  # our own class: its slots can be read directly, once
             kind, amount = answer.kind, answer.amount
             if kind is CALL or (kind is CHECK and not lim.to_call):  # the common case, fast (interned names)
@@ -278,7 +302,7 @@ class Seat:
         """
         if "steal" not in self.asks:
             return None
-        choice = self._ask("steal", look(), tuple([Steal(*o) for o in options]))
+        choice = self._ask("steal", look(), tuple([_copy_steal(*o) for o in options]))
         if choice is None or choice is _FAILED:
             return None
         try:
@@ -291,13 +315,14 @@ class Seat:
             return None
         return wanted
 
-    def keep_playing(self, look: Callable[[], Observation]) -> bool:
-        """Before a hand: go on? A bot that does not answer properly goes on."""
+    def keep_playing(self, obs: Observation) -> bool:
+        """Before a hand: go on? A bot that does not answer properly goes on. (The engine asks only bots that
+        answer it themselves: see ``asks``.)"""
         if "keep_playing" not in self.asks:
             return True
-        return self._yes_no("keep_playing", look(), True)
+        return self._yes_no("keep_playing", obs, True)
 
-    def on_hand_end(self, public: Callable[[], HandRecord]) -> None:
+    def on_hand_end(self, record: HandRecord) -> None:
         """Tell the bot the hand's public record, a copy of its own (being told is not a decision: not counted)."""
         if "on_hand_end" in self.asks:
-            self._tell("on_hand_end", public())
+            self._tell("on_hand_end", record.public(self.index))

@@ -15,6 +15,7 @@ NAMES = tuple(format_card(c) for c in range(54))
 """Card names by id, for records built on the hot path (``NAMES[c]`` beats ``format_card``)."""
 
 _new_observation = tuple.__new__  # Observation(*values) checks arity; the engine builds them in field order
+_new_event = tuple.__new__  # the same for ActionEvent
 
 
 def names(cards: Sequence[int]) -> tuple[str, ...]:
@@ -29,12 +30,14 @@ class DeckEmpty(Exception):
 class Table:
     """What lasts between hands: stacks, Treasure Zones, the deck, the button, who is out.
 
-    The deck and the zones change only through the methods here, so every card stays accounted for
-    and the zones' snapshot (:meth:`zones`) is rebuilt exactly when a zone changed.
+    The deck and the zones change only through the methods here, so every card stays accounted for.
+    The zones are read far more often than they change (every observation shows them), so each change
+    rebuilds their snapshots at once: ``zone_tuples`` (for bots), ``zone_names`` (for records) and
+    ``wilds`` (each seat's Clubs ranks).
     """
 
-    __slots__ = ("_deck", "_zones", "_zones_version", "bot_rules", "dealer", "full_deck", "hand_no", "money", "n",
-                 "out", "rules", "showdowns", "treasures", "values", "zones_version")
+    __slots__ = ("_deck", "_names", "_tuples", "_wilds", "bot_rules", "dealer", "full_deck", "hand_no", "money", "n",
+                 "nobody", "out", "rules", "showdowns", "treasures", "values", "wilds", "zone_names", "zone_tuples")
 
     def __init__(self, n: int, rules: RuleSet, full_deck: tuple[int, ...], money: list[int],
                  treasures: list[list[int]], dealer: int) -> None:
@@ -51,9 +54,14 @@ class Table:
         self._deck: list[int] = []  # the top of the deck is the END of the list
         self.showdowns: tuple[ShownHand, ...] = ()
         self.values = tuple(value_of(c, rules.ace_value) for c in range(52))  # Diamonds steal values
-        self.zones_version = 0  # bumped whenever a zone changes, to refresh cached snapshots
-        self._zones: tuple[tuple[int, ...], ...] = ()
-        self._zones_version = -1
+        self.nobody: tuple[None, ...] = (None,) * n  # a per-seat tuple of nothing (no hand revealed)
+        self._tuples: list[tuple[int, ...]] = [()] * n
+        self._names: list[tuple[str, ...]] = [()] * n
+        self._wilds = [0] * n
+        self.zone_tuples: tuple[tuple[int, ...], ...] = ()
+        self.zone_names: tuple[tuple[str, ...], ...] = ()
+        self.wilds: tuple[int, ...] = ()
+        self._zones_changed(*range(n))
 
     # ----- the deck ----------------------------------------------------------------------------------
     @property
@@ -85,18 +93,32 @@ class Table:
     # ----- the Treasure Zones ------------------------------------------------------------------------
     def add_treasure(self, seat: int, card: int) -> None:
         self.treasures[seat].append(card)
-        self.zones_version += 1
+        self._zones_changed(seat)
 
     def remove_treasure(self, seat: int, card: int) -> None:
         self.treasures[seat].remove(card)
-        self.zones_version += 1
+        self._zones_changed(seat)
+
+    def steal(self, thief: int, diamond: int, victim: int, card: int) -> None:
+        """Step 16: ``thief``'s Diamond to the bottom of the deck, ``card`` from ``victim``'s zone to its own."""
+        self.treasures[thief].remove(diamond)
+        self.put_under(diamond)
+        self.treasures[victim].remove(card)
+        self.treasures[thief].append(card)
+        self._zones_changed(thief, victim)
+
+    def _zones_changed(self, *seats: int) -> None:
+        clubs = self.rules.clubs
+        for seat in seats:
+            zone = self.treasures[seat]
+            self._tuples[seat] = tuple(zone)
+            self._names[seat] = names(zone)
+            self._wilds[seat] = sum({RANK_BIT[c] for c in zone if SUIT[c] == CLUBS}) if clubs else 0
+        self.zone_tuples, self.zone_names, self.wilds = tuple(self._tuples), tuple(self._names), tuple(self._wilds)
 
     def zones(self) -> tuple[tuple[int, ...], ...]:
-        """The Treasure Zones as tuples, rebuilt only when a zone has changed."""
-        if self._zones_version != self.zones_version:
-            self._zones = tuple([tuple(z) for z in self.treasures])
-            self._zones_version = self.zones_version
-        return self._zones
+        """The Treasure Zones as tuples."""
+        return self.zone_tuples
 
     def zone_suit(self, seat: int, suit: int) -> list[int]:
         """``seat``'s Treasures of one suit (zones never hold a Joker)."""
@@ -108,45 +130,44 @@ class Table:
 
     def wild_mask(self, seat: int) -> int:
         """Ranks wild for ``seat``: one bit per Clubs Treasure in its zone (when Clubs are on)."""
-        if not self.rules.clubs:
-            return 0
-        mask = 0
-        for c in self.treasures[seat]:
-            if SUIT[c] == CLUBS:
-                mask |= RANK_BIT[c]
-        return mask
+        return self.wilds[seat]
 
     def zones_as_names(self) -> tuple[tuple[str, ...], ...]:
-        return tuple([names(z) for z in self.treasures])
+        return self.zone_names
 
 
 class Hand:
     """One hand in progress. Per-seat lists are indexed by seat.
 
     Cards reach a hand only through :meth:`deal_hole`, :meth:`deal_shared`, :meth:`move_spade` and
-    :meth:`draw_heart`, chips only through :meth:`commit`, so the record agrees with the table.
+    :meth:`draw_heart`, chips only through :meth:`commit` and :meth:`give_back`, actions only through
+    :meth:`act`, so the record agrees with the table. Each seat's hand, the shared cards and the
+    actions are kept as tuples, ready to be shown to a bot without a copy.
     """
 
-    __slots__ = ("actions", "bets", "committed", "drawn", "errors_before", "folded", "hands", "hole", "in_hand",
-                 "last_folder", "new_treasure", "order", "pots", "ran_out", "returned", "revealed", "round", "shared",
-                 "shown", "spades_moved", "start_money", "steals", "taken", "void", "zones_before")
+    __slots__ = ("actions", "all_in", "bets", "committed", "drawn", "errors_before", "folded", "hands", "hole",
+                 "in_hand", "last_folder", "new_treasure", "order", "pot", "pots", "ran_out", "returned", "revealed",
+                 "round", "shared", "shown", "spades_moved", "start_money", "steals", "taken", "void", "zones_before")
 
     def __init__(self, table: Table) -> None:
         n = table.n
-        self.in_hand = tuple([not o for o in table.out])
-        self.order = [s for s in table.turn_order(table.dealer) if self.in_hand[s]]
-        self.hands: list[list[int]] = [[] for _ in range(n)]
-        self.hole: list[tuple[int, ...]] = [() for _ in range(n)]
-        self.shared: list[int] = []
+        out, money = table.out, table.money
+        self.in_hand = tuple([not o for o in out])
+        self.order = [s for s in table.turn_order(table.dealer) if not out[s]]
+        self.hands: list[tuple[int, ...]] = [()] * n
+        self.hole: list[tuple[int, ...]] = [()] * n
+        self.shared: tuple[int, ...] = ()
         self.new_treasure: int | None = None
         self.bets = [0] * n
         self.committed = [0] * n
+        self.pot = 0  # every chip committed this hand
         self.folded = [False] * n
+        self.all_in = [not out[s] and not money[s] for s in range(n)]  # dealt in, not folded, nothing behind
         self.last_folder: int | None = None
-        self.actions: list[ActionEvent] = []
+        self.actions: tuple[ActionEvent, ...] = ()
         self.round = 0
-        self.spades_moved: list[tuple[int, ...]] = [() for _ in range(n)]
-        self.drawn: list[list[int]] = [[] for _ in range(n)]
+        self.spades_moved: list[tuple[int, ...]] = [()] * n
+        self.drawn: list[tuple[int, ...]] = [()] * n
         self.revealed = False  # step 12 has begun: the hands still in are face up
         # the outcome, filled in as the steps go, for the record
         self.start_money: list[int] = []
@@ -163,21 +184,20 @@ class Hand:
         """Seats still in the hand, in turn order."""
         return [s for s in self.order if not self.folded[s]]
 
-    def revealed_hands(self, n: int) -> tuple[tuple[int, ...] | None, ...]:
+    def revealed_hands(self, table: Table) -> tuple[tuple[int, ...] | None, ...]:
         """Per seat, its hand if revealed (step 12 on, still in), else None."""
         if not self.revealed:
-            return (None,) * n
-        return tuple([tuple(self.hands[s]) if self.in_hand[s] and not self.folded[s] else None for s in range(n)])
+            return table.nobody
+        return tuple([self.hands[s] if self.in_hand[s] and not self.folded[s] else None for s in range(table.n)])
 
     # ----- cards -------------------------------------------------------------------------------------
     def deal_hole(self, table: Table) -> None:
         """Step 2: two cards each, one at a time in turn order."""
-        draw = table.draw
-        for _ in range(2):
-            for s in self.order:
-                self.hands[s].append(draw())
-        for s in self.order:
-            self.hole[s] = tuple(self.hands[s])
+        draw, hands = table.draw, self.hands
+        first = [draw() for _ in self.order]
+        for s, card in zip(self.order, first, strict=True):
+            hands[s] = (card, draw())  # the second round of the deal
+        self.hole = list(hands)
 
     def deal_new_treasure(self, table: Table) -> None:
         """Step 3: the New Treasure, face up."""
@@ -185,36 +205,59 @@ class Hand:
 
     def deal_shared(self, table: Table, count: int) -> None:
         """Steps 5, 7, 9: ``count`` shared cards."""
-        self.shared.extend(table.draw() for _ in range(count))
+        self.shared += tuple([table.draw() for _ in range(count)])
 
     def move_spade(self, table: Table, seat: int, card: int) -> None:
         """Step 11: a Spades Treasure from ``seat``'s zone to its hand (an ordinary card from now on)."""
         table.remove_treasure(seat, card)
-        self.hands[seat].append(card)
+        self.hands[seat] += (card,)
         self.spades_moved[seat] += (card,)
 
     def draw_heart(self, table: Table, seat: int) -> int:
         """Step 12: one Hearts draw into ``seat``'s hand; `DeckEmpty` if the deck is out."""
         card = table.draw()
-        self.hands[seat].append(card)
-        self.drawn[seat].append(card)
+        self.hands[seat] += (card,)
+        self.drawn[seat] += (card,)
         return card
 
-    # ----- chips -------------------------------------------------------------------------------------
+    # ----- chips and actions -------------------------------------------------------------------------
     def commit(self, table: Table, seat: int, chips: int) -> None:
-        """``seat`` puts ``chips`` from its stack into this hand (an ante, a bet, a call)."""
-        table.money[seat] -= chips
+        """``seat`` puts ``chips`` from its stack into this hand (an ante)."""
+        money = table.money
+        money[seat] -= chips
         self.committed[seat] += chips
+        self.pot += chips
+        self.all_in[seat] = not money[seat]
+
+    def bet(self, table: Table, rnd: int, seat: int, kind: str, to: int) -> None:
+        """A check, call or raise in round ``rnd`` that brings ``seat``'s bet this round ``to`` a total."""
+        money = table.money
+        added = to - self.bets[seat]
+        money[seat] -= added
+        self.committed[seat] += added
+        self.pot += added
+        self.bets[seat] = to
+        self.all_in[seat] = all_in = not money[seat]
+        self.actions += (_new_event(ActionEvent, (rnd, seat, kind, to, added, all_in)),)
+
+    def fold(self, rnd: int, seat: int) -> None:
+        """``seat`` folds in round ``rnd``: out of the hand, and the last folder so far."""
+        self.folded[seat] = True
+        self.last_folder = seat
+        self.actions += (_new_event(ActionEvent, (rnd, seat, "fold", self.bets[seat], 0, False)),)
 
     def give_back(self, table: Table, seat: int, chips: int) -> None:
         """Chips committed by ``seat`` go back to its stack (an uncalled bet, a void hand)."""
         self.committed[seat] -= chips
+        self.pot -= chips
         table.money[seat] += chips
+        self.all_in[seat] = not table.money[seat] and not self.folded[seat]
 
     # ----- the record --------------------------------------------------------------------------------
     def record(self, t: Table, errors: Sequence[Sequence[str]]) -> HandRecord:
         """The hand's record (cards as names), with the errors bots made since it began."""
         n = t.n
+        start, money, before = self.start_money, t.money, self.errors_before
         return HandRecord(
             hand_no=t.hand_no,
             dealer=t.dealer,
@@ -222,24 +265,24 @@ class Hand:
             antes=tuple([t.rules.ante if self.in_hand[s] else 0 for s in range(n)]),
             hole=tuple([names(c) for c in self.hole]),
             new_treasure=NAMES[self.new_treasure] if self.new_treasure is not None else None,
-            actions=tuple(self.actions),
+            actions=self.actions,
             shared=names(self.shared),
             folded=tuple(self.folded),
             last_folder=self.last_folder,
             treasure_taken=NAMES[self.taken] if self.taken is not None else None,
-            spades_moved=tuple([names(m) for m in self.spades_moved]),
-            drawn=tuple([names(d) for d in self.drawn]),
+            spades_moved=tuple([names(m) if m else () for m in self.spades_moved]),
+            drawn=tuple([names(d) if d else () for d in self.drawn]),
             shown=tuple(self.shown),
             pots=tuple(self.pots),
             returned=self.returned,
-            payouts=tuple([t.money[s] - self.start_money[s] for s in range(n)]),
+            payouts=tuple([money[s] - start[s] for s in range(n)]),
             steals=tuple(self.steals),
-            treasures_after=t.zones_as_names(),
-            money_after=tuple(t.money),
-            deck_size_after=t.deck_size,
+            treasures_after=t.zone_names,
+            money_after=tuple(money),
+            deck_size_after=len(t._deck),
             void=self.void,
             deck_ran_out=self.ran_out,
-            errors=tuple([(s, e) for s in range(n) for e in errors[s][self.errors_before[s]:]]),
+            errors=tuple([(s, e) for s in range(n) if len(errors[s]) > before[s] for e in errors[s][before[s]:]]),
             treasures_before=self.zones_before,
         )
 
@@ -248,42 +291,55 @@ def observe(table: Table, hand: Hand, seat: int, phase: str, to_call: int = 0, m
             max_raise_to: int = 0, legal: tuple[str, ...] = ()) -> Observation:
     """A snapshot for ``seat``: only what RULES.md section 8 allows, sharing nothing mutable.
 
-    Built positionally in ``Observation`` field order: one is made per decision, so it is hot.
+    Built positionally in ``Observation`` field order: one is made per decision, so it is hot. Every
+    field is an immutable value; the per-seat tuples are rebuilt from the hand's lists.
     """
-    money = table.money
-    folded = hand.folded
-    in_hand = hand.in_hand
-    committed = hand.committed
     return _new_observation(Observation, (
         phase,
         seat,
         table.n,
         table.hand_no,
         table.dealer,
-        tuple(hand.hands[seat]),
-        tuple(hand.shared),
+        hand.hands[seat],
+        hand.shared,
         hand.new_treasure,
-        table.zones(),
-        tuple(money),
+        table.zone_tuples,
+        tuple(table.money),
         tuple(hand.bets),
-        tuple(committed),
-        sum(committed),
-        tuple(folded),
-        in_hand,
-        tuple([in_hand[s] and not folded[s] and not money[s] for s in range(table.n)]),
-        table.deck_size,
+        tuple(hand.committed),
+        hand.pot,
+        tuple(hand.folded),
+        hand.in_hand,
+        tuple(hand.all_in),
+        len(table._deck),
         hand.round,
         to_call,
         min_raise_to,
         max_raise_to,
         legal,
-        tuple(hand.actions),
+        hand.actions,
         hand.last_folder,
-        table.wild_mask(seat),
+        table.wilds[seat],
         table.showdowns,
-        hand.revealed_hands(table.n),
+        hand.revealed_hands(table) if hand.revealed else table.nobody,
         table.bot_rules[seat],
     ))
+
+
+def observe_between(table: Table, voters: Sequence[int]) -> list[Observation]:
+    """Before a hand (the vote to go on): what each of ``voters`` sees, no hand in progress."""
+    n = table.n
+    in_hand = tuple([not o for o in table.out])
+    zeros = (0,) * n
+    money = tuple(table.money)
+    base = ["keep_playing", 0, n, table.hand_no, table.dealer, (), (), None, table.zone_tuples, money, zeros,
+            zeros, 0, (False,) * n, in_hand, tuple([in_hand[s] and not money[s] for s in range(n)]),
+            len(table._deck), 0, 0, 0, 0, (), (), None, 0, table.showdowns, table.nobody, None]
+    views = []
+    for seat in voters:
+        base[1], base[24], base[27] = seat, table.wilds[seat], table.bot_rules[seat]
+        views.append(_new_observation(Observation, base))
+    return views
 
 
 # ----- scenario set-up (Game's deck=, treasures=, money= arguments) ---------------------------------------
