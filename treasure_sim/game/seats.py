@@ -219,6 +219,7 @@ class Seat:
         An illegal answer is recorded and the seat checks if that is free, else folds. A call of
         nothing is a check.
         """
+        answer: Any
         if self.plain:  # the common case, inlined: count, time, call
             self.decisions += 1
             start = perf_counter()
