@@ -4,6 +4,8 @@ makes sense, with the same game played by an honest bot that gave the fallback a
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 from conftest import ScriptedBot, stacked
 
@@ -107,19 +109,28 @@ def test_an_action_kind_must_be_an_exact_string():
 
 # ----- Steal options: the engine keeps its own ----------------------------------------------------------------
 class OptionForger(ScriptedBot):
-    """Rewrites the first Steal option it is handed so that its 3♦ takes the K♣, then answers with it."""
+    """Tries to rewrite the first Steal option it is handed so that its 3♦ takes the K♣, then answers with
+    that forgery (built anew when the option cannot be written)."""
+
+    refused: ClassVar[list] = []
 
     def steal(self, obs, options):
         super().steal(obs, options)
         first = options[0]
-        object.__setattr__(first, "card", parse_card("Kc"))
+        try:
+            object.__setattr__(first, "card", parse_card("Kc"))
+        except AttributeError as err:
+            OptionForger.refused.append(err)
+            first = Steal(first.diamond, first.victim, parse_card("Kc"))
         return first
 
 
 def test_a_bot_cannot_forge_a_steal_by_mutating_its_options():
     zones = {0: "Kc 2h", 1: "3d"}
     game = Game([ScriptedBot(), OptionForger()], treasures=zones)
+    OptionForger.refused.clear()
     rec = game.play_hand()
+    assert OptionForger.refused  # a Steal cannot be written into at all
     assert rec.steals == () and game.treasures == (("Kc", "2h"), ("3d",))
     assert [s for s, _ in rec.errors] == [1] and "not one of the 1 options" in rec.errors[0][1]
     game.play_hand()  # and again: what it forged last time is not the engine's option
@@ -162,9 +173,7 @@ def test_a_steal_answer_with_int_subclass_fields_is_refused():
     class Forger(ScriptedBot):
         def steal(self, obs, options):
             super().steal(obs, options)
-            st = Steal(parse_card("3d"), 0, parse_card("2h"))
-            object.__setattr__(st, "card", TwoFacedInt(parse_card("2h")))
-            return st
+            return Steal(parse_card("3d"), 0, TwoFacedInt(parse_card("2h")))
 
     game = Game([ScriptedBot(), Forger()], treasures={0: "Kc 2h", 1: "3d"})
     rec = game.play_hand()
@@ -473,7 +482,7 @@ def _plain(value, own_rules, engine_records) -> None:
             _plain(item, own_rules, engine_records)
     elif isinstance(value, RuleSet):
         assert value is own_rules
-    elif kind in (HandRecord, Steal):  # frozen records: fresh copies, never the engine's own
+    elif kind is HandRecord:  # a frozen record: a fresh copy, never the engine's own
         assert all(value is not r for r in engine_records)
         for f in dataclasses.fields(value):
             _plain(getattr(value, f.name), own_rules, engine_records)

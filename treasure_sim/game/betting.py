@@ -100,6 +100,8 @@ def split_pots(
     The uncalled bet must already have been taken out of ``committed``.
     """
     levels = sorted({committed[s] for s in contenders if committed[s] > 0})
+    if len(levels) == 1:  # no side pot (the common case): one pot of every chip, for every contender
+        return [_award(sum(committed), tuple([s for s in order if s in contenders]), scores)]
     pots: list[PotResult] = []
     floor = 0
     for i, level in enumerate(levels):

@@ -377,7 +377,8 @@ class Game:
             return []
         t = self.table
         zones, values, n = t.treasures, t.values, t.n
-        held = {s: t.zone_suit(s, DIAMONDS) for s in h.order if "steal" in self.seats[s].asks}
+        holders = t.diamond_holders
+        held = {s: t.zone_suit(s, DIAMONDS) for s in h.order if s in holders and "steal" in self.seats[s].asks}
         events: list[StealEvent] = []
         for s in h.order:
             while held.get(s):

@@ -69,17 +69,7 @@ def overrides(bot: Strategy, method: str) -> bool:
     return inspect.getattr_static(bot, method, None) is not Strategy.__dict__[method]
 
 
-_STEAL_SLOTS = tuple(Steal.__dict__[name].__set__ for name in ("diamond", "victim", "card"))
-
-
-def _copy_steal(diamond: int, victim: int, card: int) -> Steal:
-    """A fresh `Steal` for a bot (its dataclass ``__init__`` is slow: three ``object.__setattr__``)."""
-    steal = object.__new__(Steal)
-    set_diamond, set_victim, set_card = _STEAL_SLOTS
-    set_diamond(steal, diamond)
-    set_victim(steal, victim)
-    set_card(steal, card)
-    return steal
+_new_steal = tuple.__new__  # Steal(*values) checks arity; the options are built from the engine's own tuples
 
 
 def _invoke(bot: Strategy, method: str, args: tuple) -> Any:
@@ -121,6 +111,16 @@ class Seat:
     # ----- calling the bot -------------------------------------------------------------------------
     def _ask(self, method: str, *args: Any) -> Any:
         """A decision: counted and timed; ``_FAILED`` (the error recorded) if the bot failed or is benched."""
+        if self.plain:  # no time limit: the call inlined
+            self.decisions += 1
+            start = perf_counter()
+            try:
+                answer = getattr(self.bot, method)(*args)
+            except (Exception, SystemExit) as err:
+                self.error(f"{method} raised {describe_exception(err)}", err)
+                answer = _FAILED
+            self.seconds += perf_counter() - start
+            return answer
         if self.benched:
             return _FAILED
         self.decisions += 1
@@ -303,7 +303,7 @@ class Seat:
         """
         if "steal" not in self.asks:
             return None
-        choice = self._ask("steal", look(), tuple([_copy_steal(*o) for o in options]))
+        choice = self._ask("steal", look(), tuple([_new_steal(Steal, o) for o in options]))
         if choice is None or choice is _FAILED:
             return None
         try:

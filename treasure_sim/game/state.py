@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from .cards import CLUBS, RANK_BIT, SUIT, format_card, is_joker, parse_cards, value_of
+from .cards import CLUBS, DIAMONDS, RANK_BIT, SUIT, format_card, is_joker, parse_cards, value_of
 from .history import ActionEvent, HandRecord, PotResult, ShownHand, StealEvent
 from .rules import RuleSet
 from .strategy import Observation
@@ -36,8 +36,9 @@ class Table:
     ``wilds`` (each seat's Clubs ranks).
     """
 
-    __slots__ = ("_deck", "_names", "_tuples", "_wilds", "bot_rules", "dealer", "full_deck", "hand_no", "money", "n",
-                 "nobody", "out", "rules", "showdowns", "treasures", "values", "wilds", "zone_names", "zone_tuples")
+    __slots__ = ("_deck", "_names", "_outside", "_tuples", "_wilds", "bot_rules", "dealer", "diamond_holders",
+                 "full_deck", "hand_no", "money", "n", "nobody", "out", "rules", "showdowns", "treasures", "values",
+                 "wilds", "zone_names", "zone_tuples")
 
     def __init__(self, n: int, rules: RuleSet, full_deck: tuple[int, ...], money: list[int],
                  treasures: list[list[int]], dealer: int) -> None:
@@ -55,6 +56,8 @@ class Table:
         self.showdowns: tuple[ShownHand, ...] = ()
         self.values = tuple(value_of(c, rules.ace_value) for c in range(52))  # Diamonds steal values
         self.nobody: tuple[None, ...] = (None,) * n  # a per-seat tuple of nothing (no hand revealed)
+        self._outside: tuple[int, ...] | None = None  # the cards in no zone, in deck order (None: to be found)
+        self.diamond_holders: frozenset[int] = frozenset()  # seats with a Diamonds Treasure
         self._tuples: list[tuple[int, ...]] = [()] * n
         self._names: list[tuple[str, ...]] = [()] * n
         self._wilds = [0] * n
@@ -84,9 +87,15 @@ class Table:
 
     def reshuffle(self, rng: np.random.Generator, stacked: Sequence[int] = ()) -> None:
         """Step 17: every card not in a Treasure Zone back into the deck, shuffled; ``stacked`` on top."""
-        held = {c for z in self.treasures for c in z}
-        held.update(stacked)
-        rest = [c for c in self.full_deck if c not in held]
+        if stacked:
+            held = {c for z in self.treasures for c in z}
+            held.update(stacked)
+            rest = [c for c in self.full_deck if c not in held]
+        else:
+            if self._outside is None:
+                held = {c for z in self.treasures for c in z}
+                self._outside = tuple([c for c in self.full_deck if c not in held])
+            rest = list(self._outside)
         rng.shuffle(rest)
         self._deck = rest + list(stacked)[::-1]
 
@@ -115,6 +124,9 @@ class Table:
             self._names[seat] = names(zone)
             self._wilds[seat] = sum({RANK_BIT[c] for c in zone if SUIT[c] == CLUBS}) if clubs else 0
         self.zone_tuples, self.zone_names, self.wilds = tuple(self._tuples), tuple(self._names), tuple(self._wilds)
+        self.diamond_holders = frozenset([s for s, z in enumerate(self.treasures)
+                                          if any(SUIT[c] == DIAMONDS for c in z)])
+        self._outside = None
 
     def zones(self) -> tuple[tuple[int, ...], ...]:
         """The Treasure Zones as tuples."""

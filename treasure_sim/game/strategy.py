@@ -49,9 +49,11 @@ class Action:
 _FOLD, _CHECK, _CALL = Action(FOLD), Action(CHECK), Action(CALL)
 
 
-@dataclass(frozen=True, slots=True)
-class Steal:
-    """A Diamonds steal: spend my Diamonds Treasure ``diamond``, take ``card`` from seat ``victim``'s zone."""
+class Steal(NamedTuple):
+    """A Diamonds steal: spend my Diamonds Treasure ``diamond``, take ``card`` from seat ``victim``'s zone.
+
+    A NamedTuple: nothing, not even ``object.__setattr__``, can change one once made.
+    """
 
     diamond: int
     victim: int
