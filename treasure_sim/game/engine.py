@@ -32,10 +32,11 @@ from .state import (
     observe,
     observe_between,
 )
-from .strategy import CALL, CHECK, FOLD, RAISE, Strategy
+from .strategy import CALL, CHECK, FOLD, RAISE, Steal, Strategy
 
 __all__ = ["Game", "StrategyError", "play_game"]
 
+_new_steal = tuple.__new__  # Steal(*values) checks arity; the steal step builds them in field order
 _LEGAL = {to_call_free: {raise_ok: (FOLD, CHECK if to_call_free else CALL) + ((RAISE,) if raise_ok else ())
                          for raise_ok in (False, True)} for to_call_free in (False, True)}
 """The legal action kinds at a betting decision, by (nothing to call, a raise is possible)."""
@@ -188,7 +189,7 @@ class Game:
         elif len(self._hands) >= self.rules.max_hands:
             self.end_reason = "hand_limit"
         else:
-            voters = [s for s in able if "keep_playing" in self.seats[s].asks]  # the others always go on
+            voters = [s for s in able if self.seats[s].votes]  # the others always go on
             if voters:
                 views = observe_between(t, voters)
                 votes = [self.seats[s].keep_playing(view) for s, view in zip(voters, views, strict=True)]
@@ -213,7 +214,7 @@ class Game:
             if self.rules.new_treasure:
                 h.deal_new_treasure(t)  # step 3, face up
             for rnd, deal in enumerate((2, 2, 1, 0)):
-                h.round = rnd
+                h.start_round(rnd)
                 self._betting(h)
                 if deal and len(h.contenders()) > 1:
                     h.deal_shared(t, deal)  # steps 5, 7, 9
@@ -251,7 +252,7 @@ class Game:
         h.pots = split_pots(h.committed, contenders, scores, h.order)
         for pot in h.pots:
             for w, chips in zip(pot.winners, pot.shares, strict=True):
-                t.money[w] += chips
+                h.pay(t, w, chips)
         h.taken = self._award_new_treasure(h)
         h.steals = self._steal(h)
 
@@ -265,8 +266,6 @@ class Game:
         """
         t, rules, rnd, seats = self.table, self.rules, h.round, self.seats
         money, bets, folded, order = t.money, h.bets, h.folded, h.order
-        for s in order:
-            bets[s] = 0
         live = [s for s in order if not folded[s]]
         if len(live) < 2:
             return
@@ -378,13 +377,13 @@ class Game:
         t = self.table
         zones, values, n = t.treasures, t.values, t.n
         holders = t.diamond_holders
-        held = {s: t.zone_suit(s, DIAMONDS) for s in h.order if s in holders and "steal" in self.seats[s].asks}
+        held = {s: t.zone_suit(s, DIAMONDS) for s in h.order if holders[s] and "steal" in self.seats[s].asks}
         events: list[StealEvent] = []
         for s in h.order:
             while held.get(s):
                 usable = [d for d in held[s] if d in zones[s]]
-                options = [(d, v, c) for d in usable for v in range(n) if v != s
-                           for c in zones[v] if values[c] <= values[d]]
+                options = tuple([_new_steal(Steal, (d, v, c)) for d in usable for v in range(n) if v != s
+                                 for c in zones[v] if values[c] <= values[d]])
                 if not options:
                     break
                 choice = self.seats[s].steal(partial(observe, t, h, s, "steal"), options)

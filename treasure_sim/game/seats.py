@@ -69,7 +69,23 @@ def overrides(bot: Strategy, method: str) -> bool:
     return inspect.getattr_static(bot, method, None) is not Strategy.__dict__[method]
 
 
-_new_steal = tuple.__new__  # Steal(*values) checks arity; the options are built from the engine's own tuples
+_CLASS_ASKS: dict[type, frozenset[str]] = {}
+
+
+def asked_methods(bot: Strategy) -> frozenset[str]:
+    """The `SKIPPABLE` methods ``bot`` answers itself: its class's (found once per class), and any it set on
+    the instance."""
+    cls = type(bot)
+    asks = _CLASS_ASKS.get(cls)
+    if asks is None:
+        asks = _CLASS_ASKS[cls] = frozenset(m for m in SKIPPABLE if overrides(cls, m))  # type: ignore[arg-type]
+    try:
+        own = object.__getattribute__(bot, "__dict__")
+    except AttributeError:  # a bot with __slots__ only
+        return asks
+    if type(own) is dict and not own.keys().isdisjoint(SKIPPABLE):
+        return frozenset(m for m in SKIPPABLE if overrides(bot, m))
+    return asks
 
 
 def _invoke(bot: Strategy, method: str, args: tuple) -> Any:
@@ -84,7 +100,7 @@ class Seat:
     """
 
     __slots__ = ("_alarm", "asks", "benched", "bot", "decisions", "errors", "index", "label", "limit",
-                 "max_timeouts", "own_limit", "plain", "seconds", "strict", "table", "timeouts")
+                 "max_timeouts", "own_limit", "plain", "seconds", "strict", "table", "timeouts", "votes")
 
     def __init__(self, index: int, bot: Strategy, table: Table, *, strict: bool = False,
                  limit: float | None = None, max_timeouts: int | None = 3) -> None:
@@ -99,6 +115,7 @@ class Seat:
         self.errors: list[str] = []
         self.timeouts = 0
         self.asks: frozenset[str] = frozenset()
+        self.votes = False  # "keep_playing" in asks: the bot votes before each hand
         self.benched = False
         self.plain = limit is None  # no time limit and not benched: act is called inline
         self.own_limit = False
@@ -202,7 +219,8 @@ class Seat:
             self.benched, self.plain = True, False
             return
         self.label = self._describe_bot()
-        self.asks = frozenset(m for m in SKIPPABLE if overrides(self.bot, m))  # after setup: it may add methods
+        self.asks = asked_methods(self.bot)  # after setup: it may add methods
+        self.votes = "keep_playing" in self.asks
 
     def _describe_bot(self) -> str:
         """The bot's repr for records, if it gives a plain one-line string in time; else its class name."""
@@ -294,16 +312,16 @@ class Seat:
             self.error(f"choose_joker_treasure returned {safe_repr(choice)}, not one of its options")
         return default
 
-    def steal(self, look: Callable[[], Observation],
-              options: Sequence[tuple[int, int, int]]) -> tuple[int, int, int] | None:
+    def steal(self, look: Callable[[], Observation], options: tuple[Steal, ...]) -> tuple[int, int, int] | None:
         """Step 16: one of ``options`` as (diamond, victim, card), or None to stop (also on any error).
 
-        The bot is handed fresh `Steal` copies of the options; its answer's fields are read once and
-        looked up in the engine's own ``options``, so changing what it was handed changes nothing.
+        The options are immutable `Steal` tuples made for this question, so the bot may be handed the
+        engine's own: nothing it does can change them. Its answer's fields are read once, as exact
+        ints, and looked up among them.
         """
         if "steal" not in self.asks:
             return None
-        choice = self._ask("steal", look(), tuple([_new_steal(Steal, o) for o in options]))
+        choice = self._ask("steal", look(), options)
         if choice is None or choice is _FAILED:
             return None
         try:
@@ -318,8 +336,8 @@ class Seat:
 
     def keep_playing(self, obs: Observation) -> bool:
         """Before a hand: go on? A bot that does not answer properly goes on. (The engine asks only bots that
-        answer it themselves: see ``asks``.)"""
-        if "keep_playing" not in self.asks:
+        answer it themselves: see ``votes``.)"""
+        if not self.votes:
             return True
         return self._yes_no("keep_playing", obs, True)
 

@@ -45,7 +45,7 @@ class Table:
         self.n = n
         self.rules = rules
         # each seat's own copy of the rules, handed to its bot (setup, observations); never read by the engine
-        self.bot_rules = tuple(rules.replace() for _ in range(n))
+        self.bot_rules = tuple(rules.copy() for _ in range(n))
         self.full_deck = full_deck
         self.money = money
         self.treasures = treasures  # read freely; changed only by add_treasure / remove_treasure
@@ -57,7 +57,7 @@ class Table:
         self.values = tuple(value_of(c, rules.ace_value) for c in range(52))  # Diamonds steal values
         self.nobody: tuple[None, ...] = (None,) * n  # a per-seat tuple of nothing (no hand revealed)
         self._outside: tuple[int, ...] | None = None  # the cards in no zone, in deck order (None: to be found)
-        self.diamond_holders: frozenset[int] = frozenset()  # seats with a Diamonds Treasure
+        self.diamond_holders = [False] * n  # per seat, whether it holds a Diamonds Treasure
         self._tuples: list[tuple[int, ...]] = [()] * n
         self._names: list[tuple[str, ...]] = [()] * n
         self._wilds = [0] * n
@@ -121,11 +121,17 @@ class Table:
         for seat in seats:
             zone = self.treasures[seat]
             self._tuples[seat] = tuple(zone)
-            self._names[seat] = names(zone)
-            self._wilds[seat] = sum({RANK_BIT[c] for c in zone if SUIT[c] == CLUBS}) if clubs else 0
+            self._names[seat] = tuple([NAMES[c] for c in zone])
+            wild, diamonds = 0, False
+            for c in zone:
+                suit = SUIT[c]
+                if suit == CLUBS:
+                    wild |= RANK_BIT[c]
+                elif suit == DIAMONDS:
+                    diamonds = True
+            self._wilds[seat] = wild if clubs else 0
+            self.diamond_holders[seat] = diamonds
         self.zone_tuples, self.zone_names, self.wilds = tuple(self._tuples), tuple(self._names), tuple(self._wilds)
-        self.diamond_holders = frozenset([s for s, z in enumerate(self.treasures)
-                                          if any(SUIT[c] == DIAMONDS for c in z)])
         self._outside = None
 
     def zones(self) -> tuple[tuple[int, ...], ...]:
@@ -157,9 +163,10 @@ class Hand:
     actions are kept as tuples, ready to be shown to a bot without a copy.
     """
 
-    __slots__ = ("actions", "all_in", "bets", "committed", "drawn", "errors_before", "folded", "hands", "hole",
-                 "in_hand", "last_folder", "new_treasure", "order", "pot", "pots", "ran_out", "returned", "revealed",
-                 "round", "shared", "shown", "spades_moved", "start_money", "steals", "taken", "void", "zones_before")
+    __slots__ = ("_view", "actions", "all_in", "bets", "committed", "drawn", "errors_before", "folded", "hands",
+                 "hole", "in_hand", "last_folder", "new_treasure", "order", "pot", "pots", "ran_out", "returned",
+                 "revealed", "round", "shared", "shown", "spades_moved", "start_money", "steals", "taken", "void",
+                 "zones_before")
 
     def __init__(self, table: Table) -> None:
         n = table.n
@@ -181,6 +188,7 @@ class Hand:
         self.spades_moved: list[tuple[int, ...]] = [()] * n
         self.drawn: list[tuple[int, ...]] = [()] * n
         self.revealed = False  # step 12 has begun: the hands still in are face up
+        self._view: tuple | None = None  # the chips and folds as tuples for bots; None when they changed
         # the outcome, filled in as the steps go, for the record
         self.start_money: list[int] = []
         self.zones_before: tuple[tuple[str, ...], ...] = ()
@@ -217,7 +225,8 @@ class Hand:
 
     def deal_shared(self, table: Table, count: int) -> None:
         """Steps 5, 7, 9: ``count`` shared cards."""
-        self.shared += tuple([table.draw() for _ in range(count)])
+        for _ in range(count):  # one at a time: if the deck runs out, the record shows what was dealt
+            self.shared += (table.draw(),)
 
     def move_spade(self, table: Table, seat: int, card: int) -> None:
         """Step 11: a Spades Treasure from ``seat``'s zone to its hand (an ordinary card from now on)."""
@@ -233,6 +242,21 @@ class Hand:
         return card
 
     # ----- chips and actions -------------------------------------------------------------------------
+    # Every change of a stack, a bet, a commitment or a fold goes through here and drops ``_view``.
+    def view(self, table: Table) -> tuple:
+        """(money, bets, committed, folded, all_in) as tuples for an observation; rebuilt only after a change."""
+        view = self._view
+        if view is None:
+            view = self._view = (tuple(table.money), tuple(self.bets), tuple(self.committed), tuple(self.folded),
+                                 tuple(self.all_in))
+        return view
+
+    def start_round(self, rnd: int) -> None:
+        """A betting round begins: nobody has bet in it yet."""
+        self.round = rnd
+        self.bets = [0] * len(self.bets)
+        self._view = None
+
     def commit(self, table: Table, seat: int, chips: int) -> None:
         """``seat`` puts ``chips`` from its stack into this hand (an ante)."""
         money = table.money
@@ -240,22 +264,26 @@ class Hand:
         self.committed[seat] += chips
         self.pot += chips
         self.all_in[seat] = not money[seat]
+        self._view = None
 
     def bet(self, table: Table, rnd: int, seat: int, kind: str, to: int) -> None:
         """A check, call or raise in round ``rnd`` that brings ``seat``'s bet this round ``to`` a total."""
         money = table.money
         added = to - self.bets[seat]
-        money[seat] -= added
-        self.committed[seat] += added
-        self.pot += added
-        self.bets[seat] = to
-        self.all_in[seat] = all_in = not money[seat]
-        self.actions += (_new_event(ActionEvent, (rnd, seat, kind, to, added, all_in)),)
+        if added:  # a check changes no chips
+            money[seat] -= added
+            self.committed[seat] += added
+            self.pot += added
+            self.bets[seat] = to
+            self.all_in[seat] = not money[seat]
+            self._view = None
+        self.actions += (_new_event(ActionEvent, (rnd, seat, kind, to, added, not money[seat])),)
 
     def fold(self, rnd: int, seat: int) -> None:
         """``seat`` folds in round ``rnd``: out of the hand, and the last folder so far."""
         self.folded[seat] = True
         self.last_folder = seat
+        self._view = None
         self.actions += (_new_event(ActionEvent, (rnd, seat, "fold", self.bets[seat], 0, False)),)
 
     def give_back(self, table: Table, seat: int, chips: int) -> None:
@@ -264,6 +292,12 @@ class Hand:
         self.pot -= chips
         table.money[seat] += chips
         self.all_in[seat] = not table.money[seat] and not self.folded[seat]
+        self._view = None
+
+    def pay(self, table: Table, seat: int, chips: int) -> None:
+        """``seat`` wins ``chips`` from the pots."""
+        table.money[seat] += chips
+        self._view = None
 
     # ----- the record --------------------------------------------------------------------------------
     def record(self, t: Table, errors: Sequence[Sequence[str]]) -> HandRecord:
@@ -306,6 +340,7 @@ def observe(table: Table, hand: Hand, seat: int, phase: str, to_call: int = 0, m
     Built positionally in ``Observation`` field order: one is made per decision, so it is hot. Every
     field is an immutable value; the per-seat tuples are rebuilt from the hand's lists.
     """
+    money, bets, committed, folded, all_in = hand._view or hand.view(table)
     return _new_observation(Observation, (
         phase,
         seat,
@@ -316,13 +351,13 @@ def observe(table: Table, hand: Hand, seat: int, phase: str, to_call: int = 0, m
         hand.shared,
         hand.new_treasure,
         table.zone_tuples,
-        tuple(table.money),
-        tuple(hand.bets),
-        tuple(hand.committed),
+        money,
+        bets,
+        committed,
         hand.pot,
-        tuple(hand.folded),
+        folded,
         hand.in_hand,
-        tuple(hand.all_in),
+        all_in,
         len(table._deck),
         hand.round,
         to_call,
