@@ -273,6 +273,7 @@ BOT_3_1_2_OF_HARDENED_7 = 452516609459638560169974005937733276174636262600569514
 
 # ----- the decision time limit -------------------------------------------------------------------------------
 import signal  # noqa: E402
+import sys  # noqa: E402
 import threading  # noqa: E402
 import time  # noqa: E402
 
@@ -316,6 +317,7 @@ class LateAnswer(ScriptedBot):
 @needs_alarm
 @pytest.mark.parametrize("bot", [Sleeper, Stubborn, LateAnswer])
 def test_a_bot_over_the_time_limit_gets_the_default_answer_and_is_benched(bot):
+    tracer = sys.gettrace()  # a coverage tool's, say: it must be there again afterwards
     start = time.monotonic()
     result = play_game([ScriptedBot(), bot(), ScriptedBot()], RuleSet(max_hands=20), decision_timeout=0.2)
     assert time.monotonic() - start < 5 and result.hands_played == 20
@@ -325,6 +327,7 @@ def test_a_bot_over_the_time_limit_gets_the_default_answer_and_is_benched(bot):
     first = result.hands[0]
     assert [a.kind for a in first.actions if a.seat == 1] == ["check"] * 4  # the fallback: check when free
     assert signal.getsignal(signal.SIGALRM) is signal.SIG_DFL and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    assert sys.exc_info() == (None, None, None) and sys.gettrace() is tracer  # nothing left behind
 
 
 def test_a_time_limit_changes_nothing_for_bots_within_it():
