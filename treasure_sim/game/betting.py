@@ -10,7 +10,7 @@ from .history import PotResult
 from .rules import RuleSet
 from .strategy import CALL, CHECK, FOLD
 
-_limits = tuple.__new__  # BetLimits(*values) checks arity
+_limits = _pot = tuple.__new__  # BetLimits(*values), PotResult(*values) check arity
 
 
 class BetLimits(NamedTuple):
@@ -79,12 +79,16 @@ def action_problem(kind: str, amount: Any, lim: BetLimits) -> str | None:
 
 def uncalled_bet(committed: Sequence[int]) -> tuple[int, int] | None:
     """(seat, chips) of the part of the largest commitment nobody matched, to go back to its owner."""
-    top = max(committed)
-    leaders = [s for s, c in enumerate(committed) if c == top]
-    if len(leaders) > 1:
+    top = second = 0
+    leader = -1
+    for seat, chips in enumerate(committed):
+        if chips > top:
+            top, second, leader = chips, top, seat
+        elif chips > second:
+            second = chips
+    if top == second:  # two or more matched the top (or nobody put anything in)
         return None
-    second = max((c for s, c in enumerate(committed) if s != leaders[0]), default=0)
-    return (leaders[0], top - second) if top > second else None
+    return leader, top - second
 
 
 def split_pots(
@@ -99,9 +103,12 @@ def split_pots(
     split go one each to the winners in turn order). A lone contender needs no score.
     The uncalled bet must already have been taken out of ``committed``.
     """
+    total: int = sum(committed)
+    if len(contenders) == 1:  # all but one folded: every chip of the hand, side pots included (RULES.md 4)
+        return [_pot(PotResult, (total, tuple(contenders), tuple(contenders), (total,)))] if total else []
     levels = sorted({committed[s] for s in contenders if committed[s] > 0})
     if len(levels) == 1:  # no side pot (the common case): one pot of every chip, for every contender
-        return [_award(sum(committed), tuple([s for s in order if s in contenders]), scores)]
+        return [_award(total, tuple([s for s in order if s in contenders]), scores)]
     pots: list[PotResult] = []
     floor = 0
     for i, level in enumerate(levels):
@@ -110,7 +117,6 @@ def split_pots(
         eligible = tuple(s for s in order if s in contenders and committed[s] >= level)
         pots.append(_award(amount, eligible, scores))
         floor = level
-    total: int = sum(committed)
     if not levels and total:  # every contender put in nothing (ante 0): the pot still has an owner
         pots.append(_award(total, tuple(s for s in order if s in contenders), scores))
     return pots
@@ -119,10 +125,11 @@ def split_pots(
 def _award(amount: int, eligible: tuple[int, ...], scores: dict[int, int]) -> PotResult:
     winners: tuple[int, ...]
     if len(eligible) == 1:
-        winners = eligible
-    else:
-        best = max(scores[s] for s in eligible)
-        winners = tuple(s for s in eligible if scores[s] == best)
+        return _pot(PotResult, (amount, eligible, eligible, (amount,)))
+    best = max([scores[s] for s in eligible])
+    winners = tuple([s for s in eligible if scores[s] == best])
+    if len(winners) == 1:
+        return _pot(PotResult, (amount, eligible, winners, (amount,)))
     share, odd = divmod(amount, len(winners))
-    shares = tuple(share + (1 if i < odd else 0) for i in range(len(winners)))
-    return PotResult(amount, eligible, winners, shares)
+    shares = tuple([share + (1 if i < odd else 0) for i in range(len(winners))])
+    return _pot(PotResult, (amount, eligible, winners, shares))

@@ -107,6 +107,7 @@ class Game:
         self.table.reshuffle(self._card_rng, stacked)
         for seat in self.seats:  # each bot gets its own copy of the rules, in setup and in every observation
             seat.setup(n, self.table.bot_rules[seat.index], np.random.default_rng(seat_seeds[seat.index]))
+        self._told = any("on_hand_end" in seat.asks for seat in self.seats)  # anyone to tell after a hand?
         self._check_next_hand()
 
     # ----- public state between hands ------------------------------------------------------------
@@ -180,10 +181,13 @@ class Game:
     def _check_next_hand(self) -> None:
         """Before each hand: who can pay the ante, the hand cap, and the vote to go on (RULES.md 3, 7)."""
         t = self.table
+        money, out, ante = t.money, t.out, self.rules.ante
+        able = []
         for s in range(t.n):
-            if t.money[s] < self.rules.ante:
-                t.out[s] = True
-        able = [s for s in range(t.n) if not t.out[s]]
+            if money[s] < ante:
+                out[s] = True
+            elif not out[s]:
+                able.append(s)
         if len(able) < 2:
             self.end_reason = "too_few_players"
         elif len(self._hands) >= self.rules.max_hands:
@@ -214,9 +218,12 @@ class Game:
             if self.rules.new_treasure:
                 h.deal_new_treasure(t)  # step 3, face up
             for rnd, deal in enumerate((2, 2, 1, 0)):
+                if h.live < 2:  # all but one folded: no more betting, no more cards
+                    h.start_round(3)
+                    break
                 h.start_round(rnd)
                 self._betting(h)
-                if deal and len(h.contenders()) > 1:
+                if deal and h.live > 1:
                     h.deal_shared(t, deal)  # steps 5, 7, 9
         except DeckEmpty:
             h.void = True  # RULES.md 7: every chip goes back, nothing else happens
@@ -226,8 +233,9 @@ class Game:
             self._finish(h)
         record = h.record(t, self.errors)
         self._hands.append(record)
-        for s in h.order:
-            self.seats[s].on_hand_end(record)
+        if self._told:
+            for s in h.order:
+                self.seats[s].on_hand_end(record)
         if h.void or h.ran_out:
             self.end_reason = "deck_empty"
         t.dealer = (t.dealer + 1) % t.n

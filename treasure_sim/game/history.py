@@ -156,15 +156,21 @@ class HandRecord:
         A new record each call. With ``seat``, as that seat's bot is told it: only its own errors.
         """
         shown = {s.seat for s in self.shown}
-        hole = tuple(h if s in shown else None for s, h in enumerate(self.hole))
-        errors = self.errors if seat is None else tuple(e for e in self.errors if e[0] == seat)
-        return dataclasses.replace(self, hole=hole, errors=errors)
+        hole = tuple([h if s in shown else None for s, h in enumerate(self.hole)])
+        errors = self.errors if seat is None else tuple([e for e in self.errors if e[0] == seat])
+        values = [getattr(self, name) for name in _RECORD_FIELDS]  # dataclasses.replace, without its checks
+        values[_HOLE], values[_ERRORS] = hole, errors
+        return HandRecord(*values)
 
     def to_dict(self) -> dict[str, Any]:
         return _jsonable(self)
 
     def __str__(self) -> str:
         return format_hand(self)
+
+
+_RECORD_FIELDS = tuple(f.name for f in dataclasses.fields(HandRecord))
+_HOLE, _ERRORS = _RECORD_FIELDS.index("hole"), _RECORD_FIELDS.index("errors")
 
 
 @dataclass(frozen=True, slots=True)

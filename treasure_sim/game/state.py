@@ -16,6 +16,7 @@ NAMES = tuple(format_card(c) for c in range(54))
 
 _new_observation = tuple.__new__  # Observation(*values) checks arity; the engine builds them in field order
 _new_event = tuple.__new__  # the same for ActionEvent
+_VALUES = {ace: tuple(value_of(c, ace) for c in range(52)) for ace in (1, 14)}
 
 
 def names(cards: Sequence[int]) -> tuple[str, ...]:
@@ -37,8 +38,8 @@ class Table:
     """
 
     __slots__ = ("_deck", "_names", "_outside", "_tuples", "_wilds", "bot_rules", "dealer", "diamond_holders",
-                 "full_deck", "hand_no", "money", "n", "nobody", "out", "rules", "showdowns", "treasures", "values",
-                 "wilds", "zone_names", "zone_tuples")
+                 "full_deck", "hand_no", "money", "n", "nobody", "orders", "out", "rules", "showdowns", "treasures",
+                 "values", "wilds", "zone_names", "zone_tuples")
 
     def __init__(self, n: int, rules: RuleSet, full_deck: tuple[int, ...], money: list[int],
                  treasures: list[list[int]], dealer: int) -> None:
@@ -54,8 +55,9 @@ class Table:
         self.hand_no = 0
         self._deck: list[int] = []  # the top of the deck is the END of the list
         self.showdowns: tuple[ShownHand, ...] = ()
-        self.values = tuple(value_of(c, rules.ace_value) for c in range(52))  # Diamonds steal values
+        self.values = _VALUES[rules.ace_value]  # Diamonds steal values
         self.nobody: tuple[None, ...] = (None,) * n  # a per-seat tuple of nothing (no hand revealed)
+        self.orders = tuple(tuple((d + 1 + i) % n for i in range(n)) for d in range(n))  # turn order by dealer
         self._outside: tuple[int, ...] | None = None  # the cards in no zone, in deck order (None: to be found)
         self.diamond_holders = [False] * n  # per seat, whether it holds a Diamonds Treasure
         self._tuples: list[tuple[int, ...]] = [()] * n
@@ -91,13 +93,14 @@ class Table:
             held = {c for z in self.treasures for c in z}
             held.update(stacked)
             rest = [c for c in self.full_deck if c not in held]
-        else:
-            if self._outside is None:
-                held = {c for z in self.treasures for c in z}
-                self._outside = tuple([c for c in self.full_deck if c not in held])
-            rest = list(self._outside)
+            rng.shuffle(rest)
+            self._deck = rest + list(stacked)[::-1]
+            return
+        if self._outside is None:
+            held = {c for z in self.treasures for c in z}
+            self._outside = tuple([c for c in self.full_deck if c not in held])
+        self._deck = rest = list(self._outside)
         rng.shuffle(rest)
-        self._deck = rest + list(stacked)[::-1]
 
     # ----- the Treasure Zones ------------------------------------------------------------------------
     def add_treasure(self, seat: int, card: int) -> None:
@@ -144,7 +147,7 @@ class Table:
 
     def turn_order(self, dealer: int) -> list[int]:
         """Every seat, starting left of the dealer and going round once."""
-        return [(dealer + 1 + i) % self.n for i in range(self.n)]
+        return list(self.orders[dealer])
 
     def wild_mask(self, seat: int) -> int:
         """Ranks wild for ``seat``: one bit per Clubs Treasure in its zone (when Clubs are on)."""
@@ -164,15 +167,15 @@ class Hand:
     """
 
     __slots__ = ("_view", "actions", "all_in", "bets", "committed", "drawn", "errors_before", "folded", "hands",
-                 "hole", "in_hand", "last_folder", "new_treasure", "order", "pot", "pots", "ran_out", "returned",
-                 "revealed", "round", "shared", "shown", "spades_moved", "start_money", "steals", "taken", "void",
-                 "zones_before")
+                 "hole", "in_hand", "last_folder", "live", "new_treasure", "order", "pot", "pots", "ran_out",
+                 "returned", "revealed", "round", "shared", "shown", "spades_moved", "start_money", "steals", "taken",
+                 "void", "zones_before")
 
     def __init__(self, table: Table) -> None:
         n = table.n
         out, money = table.out, table.money
         self.in_hand = tuple([not o for o in out])
-        self.order = [s for s in table.turn_order(table.dealer) if not out[s]]
+        self.order = [s for s in table.orders[table.dealer] if not out[s]]
         self.hands: list[tuple[int, ...]] = [()] * n
         self.hole: list[tuple[int, ...]] = [()] * n
         self.shared: tuple[int, ...] = ()
@@ -183,6 +186,7 @@ class Hand:
         self.folded = [False] * n
         self.all_in = [not out[s] and not money[s] for s in range(n)]  # dealt in, not folded, nothing behind
         self.last_folder: int | None = None
+        self.live = len(self.order)  # seats dealt in and not folded
         self.actions: tuple[ActionEvent, ...] = ()
         self.round = 0
         self.spades_moved: list[tuple[int, ...]] = [()] * n
@@ -283,6 +287,7 @@ class Hand:
         """``seat`` folds in round ``rnd``: out of the hand, and the last folder so far."""
         self.folded[seat] = True
         self.last_folder = seat
+        self.live -= 1
         self._view = None
         self.actions += (_new_event(ActionEvent, (rnd, seat, "fold", self.bets[seat], 0, False)),)
 
@@ -303,33 +308,33 @@ class Hand:
     def record(self, t: Table, errors: Sequence[Sequence[str]]) -> HandRecord:
         """The hand's record (cards as names), with the errors bots made since it began."""
         n = t.n
-        start, money, before = self.start_money, t.money, self.errors_before
-        return HandRecord(
-            hand_no=t.hand_no,
-            dealer=t.dealer,
-            in_hand=self.in_hand,
-            antes=tuple([t.rules.ante if self.in_hand[s] else 0 for s in range(n)]),
-            hole=tuple([names(c) for c in self.hole]),
-            new_treasure=NAMES[self.new_treasure] if self.new_treasure is not None else None,
-            actions=self.actions,
-            shared=names(self.shared),
-            folded=tuple(self.folded),
-            last_folder=self.last_folder,
-            treasure_taken=NAMES[self.taken] if self.taken is not None else None,
-            spades_moved=tuple([names(m) if m else () for m in self.spades_moved]),
-            drawn=tuple([names(d) if d else () for d in self.drawn]),
-            shown=tuple(self.shown),
-            pots=tuple(self.pots),
-            returned=self.returned,
-            payouts=tuple([money[s] - start[s] for s in range(n)]),
-            steals=tuple(self.steals),
-            treasures_after=t.zone_names,
-            money_after=tuple(money),
-            deck_size_after=len(t._deck),
-            void=self.void,
-            deck_ran_out=self.ran_out,
-            errors=tuple([(s, e) for s in range(n) if len(errors[s]) > before[s] for e in errors[s][before[s]:]]),
-            treasures_before=self.zones_before,
+        start, money, before, in_hand, ante = self.start_money, t.money, self.errors_before, self.in_hand, t.rules.ante
+        return HandRecord(  # positionally, in field order: one per hand
+            t.hand_no,
+            t.dealer,
+            in_hand,
+            tuple([ante if dealt else 0 for dealt in in_hand]),
+            tuple([tuple([NAMES[c] for c in hole]) if hole else () for hole in self.hole]),
+            NAMES[self.new_treasure] if self.new_treasure is not None else None,
+            self.actions,
+            names(self.shared),
+            tuple(self.folded),
+            self.last_folder,
+            NAMES[self.taken] if self.taken is not None else None,
+            tuple([names(m) if m else () for m in self.spades_moved]),
+            tuple([names(d) if d else () for d in self.drawn]),
+            tuple(self.shown),
+            tuple(self.pots),
+            self.returned,
+            tuple([money[s] - start[s] for s in range(n)]),
+            tuple(self.steals),
+            t.zone_names,
+            tuple(money),
+            len(t._deck),
+            self.void,
+            self.ran_out,
+            tuple([(s, e) for s in range(n) if len(errors[s]) > before[s] for e in errors[s][before[s]:]]),
+            self.zones_before,
         )
 
 
