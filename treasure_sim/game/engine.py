@@ -207,12 +207,8 @@ class Game:
             raise RuntimeError(f"the game is over ({self.end_reason})")
         t = self.table
         t.hand_no += 1
-        h = Hand(t)
-        h.start_money = list(t.money)
-        h.zones_before = t.zones_as_names()
-        h.errors_before = [len(seat.errors) for seat in self.seats]
-        for s in h.order:  # step 1: everyone still in the game pays the ante
-            h.commit(t, s, self.rules.ante)
+        h = Hand(t, [len(seat.errors) for seat in self.seats])
+        h.pay_antes(t)  # step 1
         try:
             h.deal_hole(t)  # step 2
             if self.rules.new_treasure:

@@ -161,9 +161,10 @@ class Hand:
     """One hand in progress. Per-seat lists are indexed by seat.
 
     Cards reach a hand only through :meth:`deal_hole`, :meth:`deal_shared`, :meth:`move_spade` and
-    :meth:`draw_heart`, chips only through :meth:`commit` and :meth:`give_back`, actions only through
-    :meth:`act`, so the record agrees with the table. Each seat's hand, the shared cards and the
-    actions are kept as tuples, ready to be shown to a bot without a copy.
+    :meth:`draw_heart`; chips only through :meth:`pay_antes`, :meth:`bet`, :meth:`give_back` and
+    :meth:`pay`; actions only through :meth:`bet` and :meth:`fold`; so the record agrees with the table.
+    Each seat's hand, the shared cards and the actions are kept as tuples, ready to be shown to a bot
+    without a copy.
     """
 
     __slots__ = ("_view", "actions", "all_in", "bets", "committed", "drawn", "errors_before", "folded", "hands",
@@ -171,7 +172,7 @@ class Hand:
                  "returned", "revealed", "round", "shared", "shown", "spades_moved", "start_money", "steals", "taken",
                  "void", "zones_before")
 
-    def __init__(self, table: Table) -> None:
+    def __init__(self, table: Table, errors_before: list[int] | None = None) -> None:
         n = table.n
         out, money = table.out, table.money
         self.in_hand = tuple([not o for o in out])
@@ -194,9 +195,9 @@ class Hand:
         self.revealed = False  # step 12 has begun: the hands still in are face up
         self._view: tuple | None = None  # the chips and folds as tuples for bots; None when they changed
         # the outcome, filled in as the steps go, for the record
-        self.start_money: list[int] = []
-        self.zones_before: tuple[tuple[str, ...], ...] = ()
-        self.errors_before: list[int] = []
+        self.start_money = list(money)
+        self.zones_before = table.zone_names
+        self.errors_before = errors_before or [0] * n  # how many errors each bot had made before the hand
         self.returned: tuple[int, int] | None = None
         self.pots: list[PotResult] = []
         self.shown: list[ShownHand] = []
@@ -261,13 +262,14 @@ class Hand:
         self.bets = [0] * len(self.bets)
         self._view = None
 
-    def commit(self, table: Table, seat: int, chips: int) -> None:
-        """``seat`` puts ``chips`` from its stack into this hand (an ante)."""
-        money = table.money
-        money[seat] -= chips
-        self.committed[seat] += chips
-        self.pot += chips
-        self.all_in[seat] = not money[seat]
+    def pay_antes(self, table: Table) -> None:
+        """Step 1: everyone dealt in pays the ante."""
+        money, committed, all_in, ante = table.money, self.committed, self.all_in, table.rules.ante
+        for seat in self.order:
+            money[seat] -= ante
+            committed[seat] += ante
+            all_in[seat] = not money[seat]
+        self.pot += ante * len(self.order)
         self._view = None
 
     def bet(self, table: Table, rnd: int, seat: int, kind: str, to: int) -> None:
