@@ -36,7 +36,7 @@ from .strategy import CALL, CHECK, FOLD, RAISE, Steal, Strategy
 
 __all__ = ["Game", "StrategyError", "play_game"]
 
-_new_steal = tuple.__new__  # Steal(*values) checks arity; the steal step builds them in field order
+_new_steal = _new_record = tuple.__new__  # Steal(*values) etc. check arity; the steps build them in field order
 _LEGAL = {to_call_free: {raise_ok: (FOLD, CHECK if to_call_free else CALL) + ((RAISE,) if raise_ok else ())
                          for raise_ok in (False, True)} for to_call_free in (False, True)}
 """The legal action kinds at a betting decision, by (nothing to call, a raise is possible)."""
@@ -348,8 +348,9 @@ class Game:
         masks = [t.wilds[s] for s in seats]
         scores = evaluator.score_rows(rows, masks)  # ids are ours: no numpy, no checks
         board = names(h.shared)
-        shown = [ShownHand(t.hand_no, s, names(h.hands[s]), scores[i], evaluator.category_name(scores[i]),
-                           board, masks[i]) for i, s in enumerate(seats)]
+        shown = [_new_record(ShownHand, (t.hand_no, s, names(h.hands[s]), scores[i],
+                                         evaluator.category_name(scores[i]), board, masks[i]))
+                 for i, s in enumerate(seats)]
         if self.quintets:  # name them now (else only when a record is printed or written)
             for hand in shown:
                 name_quintet(hand.cards + hand.board, hand.wild_ranks)
@@ -395,7 +396,7 @@ class Game:
                     break
                 diamond, victim, card = choice
                 t.steal(s, diamond, victim, card)
-                events.append(StealEvent(s, NAMES[diamond], victim, NAMES[card]))
+                events.append(_new_record(StealEvent, (s, NAMES[diamond], victim, NAMES[card])))
         return events
 
 

@@ -88,6 +88,24 @@ def asked_methods(bot: Strategy) -> frozenset[str]:
     return asks
 
 
+_CLASS_OWN_LIMIT: dict[type, bool] = {}
+
+
+def _declares_own_limit(bot: Strategy) -> bool:
+    """Whether ``bot`` (its class, or the instance itself) sets ``enforces_own_timeout = True``, read statically."""
+    try:
+        own = object.__getattribute__(bot, "__dict__")
+    except AttributeError:
+        own = {}
+    if type(own) is dict and "enforces_own_timeout" in own:
+        return own["enforces_own_timeout"] is True
+    cls = type(bot)
+    declared = _CLASS_OWN_LIMIT.get(cls)
+    if declared is None:
+        declared = _CLASS_OWN_LIMIT[cls] = inspect.getattr_static(cls, "enforces_own_timeout", False) is True
+    return declared
+
+
 def _invoke(bot: Strategy, method: str, args: tuple) -> Any:
     return getattr(bot, method)(*args)
 
@@ -209,7 +227,7 @@ class Seat:
         If it fails, the bot is benched for the game (every decision of its seat is the default).
         """
         try:
-            self.own_limit = inspect.getattr_static(self.bot, "enforces_own_timeout", False) is True
+            self.own_limit = self.limit is not None and _declares_own_limit(self.bot)
             if self.own_limit and self.limit is not None:
                 object.__setattr__(self.bot, "decision_timeout", self.limit)
         except Exception as err:
@@ -251,8 +269,11 @@ class Seat:
             answer = self._ask("act", obs)
         if type(answer) is Action:  # our own class: its slots can be read directly, once
             kind, amount = answer.kind, answer.amount
-            if kind is CALL or (kind is CHECK and not lim.to_call):  # the common case, fast (interned names)
-                return (CALL, my_bet + lim.to_call) if lim.to_call else (CHECK, my_bet)
+            to_call = lim[0]
+            if kind is CALL or (kind is CHECK and not to_call):  # the common cases, fast (interned names)
+                return (CALL, my_bet + to_call) if to_call else (CHECK, my_bet)
+            if kind is FOLD:
+                return FOLD, my_bet
             if type(kind) is not str or kind not in _KINDS:
                 return self._refuse_action(f"act: unknown action kind {safe_repr(kind)}", lim, my_bet)
         elif answer is _FAILED:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bisect import insort
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -58,7 +59,8 @@ class Table:
         self.values = _VALUES[rules.ace_value]  # Diamonds steal values
         self.nobody: tuple[None, ...] = (None,) * n  # a per-seat tuple of nothing (no hand revealed)
         self.orders = tuple(tuple((d + 1 + i) % n for i in range(n)) for d in range(n))  # turn order by dealer
-        self._outside: tuple[int, ...] | None = None  # the cards in no zone, in deck order (None: to be found)
+        held = {c for z in treasures for c in z}
+        self._outside = [c for c in full_deck if c not in held]  # the cards in no zone, in id order
         self.diamond_holders = [False] * n  # per seat, whether it holds a Diamonds Treasure
         self._tuples: list[tuple[int, ...]] = [()] * n
         self._names: list[tuple[str, ...]] = [()] * n
@@ -96,24 +98,24 @@ class Table:
             rng.shuffle(rest)
             self._deck = rest + list(stacked)[::-1]
             return
-        if self._outside is None:
-            held = {c for z in self.treasures for c in z}
-            self._outside = tuple([c for c in self.full_deck if c not in held])
-        self._deck = rest = list(self._outside)
+        self._deck = rest = self._outside.copy()  # the same cards in the same order as filtering the full deck
         rng.shuffle(rest)
 
     # ----- the Treasure Zones ------------------------------------------------------------------------
     def add_treasure(self, seat: int, card: int) -> None:
         self.treasures[seat].append(card)
+        self._outside.remove(card)
         self._zones_changed(seat)
 
     def remove_treasure(self, seat: int, card: int) -> None:
         self.treasures[seat].remove(card)
+        insort(self._outside, card)
         self._zones_changed(seat)
 
     def steal(self, thief: int, diamond: int, victim: int, card: int) -> None:
         """Step 16: ``thief``'s Diamond to the bottom of the deck, ``card`` from ``victim``'s zone to its own."""
         self.treasures[thief].remove(diamond)
+        insort(self._outside, diamond)
         self.put_under(diamond)
         self.treasures[victim].remove(card)
         self.treasures[thief].append(card)
@@ -135,7 +137,6 @@ class Table:
             self._wilds[seat] = wild if clubs else 0
             self.diamond_holders[seat] = diamonds
         self.zone_tuples, self.zone_names, self.wilds = tuple(self._tuples), tuple(self._names), tuple(self._wilds)
-        self._outside = None
 
     def zones(self) -> tuple[tuple[int, ...], ...]:
         """The Treasure Zones as tuples."""
