@@ -300,8 +300,7 @@ class Game:
                 largest = max(largest, target - high)
                 high = target
                 raises += 1
-                k = order.index(s)
-                queue = [o for o in order[k + 1:] + order[:k] if not folded[o] and money[o] > 0]
+                queue = [o for o in t.after(order)[s] if not folded[o] and money[o] > 0]
                 i = 0
 
     def _move_spades(self, h: Hand, contenders: list[int]) -> None:

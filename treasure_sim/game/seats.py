@@ -274,6 +274,8 @@ class Seat:
                 return (CALL, my_bet + to_call) if to_call else (CHECK, my_bet)
             if kind is FOLD:
                 return FOLD, my_bet
+            if kind is RAISE and type(amount) is int and lim[1] <= amount <= lim[2] and lim[2]:
+                return RAISE, amount
             if type(kind) is not str or kind not in _KINDS:
                 return self._refuse_action(f"act: unknown action kind {safe_repr(kind)}", lim, my_bet)
         elif answer is _FAILED:

@@ -38,7 +38,7 @@ class Table:
     ``wilds`` (each seat's Clubs ranks).
     """
 
-    __slots__ = ("_deck", "_names", "_outside", "_tuples", "_wilds", "bot_rules", "dealer", "diamond_holders",
+    __slots__ = ("_after", "_deck", "_names", "_outside", "_tuples", "_wilds", "bot_rules", "dealer", "diamond_holders",
                  "full_deck", "hand_no", "money", "n", "nobody", "orders", "out", "rules", "showdowns", "treasures",
                  "values", "wilds", "zone_names", "zone_tuples")
 
@@ -59,6 +59,7 @@ class Table:
         self.values = _VALUES[rules.ace_value]  # Diamonds steal values
         self.nobody: tuple[None, ...] = (None,) * n  # a per-seat tuple of nothing (no hand revealed)
         self.orders = tuple(tuple((d + 1 + i) % n for i in range(n)) for d in range(n))  # turn order by dealer
+        self._after: dict[tuple[int, ...], dict[int, list[int]]] = {}
         held = {c for z in treasures for c in z}
         self._outside = [c for c in full_deck if c not in held]  # the cards in no zone, in id order
         self.diamond_holders = [False] * n  # per seat, whether it holds a Diamonds Treasure
@@ -145,6 +146,14 @@ class Table:
     def zone_suit(self, seat: int, suit: int) -> list[int]:
         """``seat``'s Treasures of one suit (zones never hold a Joker)."""
         return [c for c in self.treasures[seat] if SUIT[c] == suit]
+
+    def after(self, order: list[int]) -> dict[int, list[int]]:
+        """Per seat of ``order`` (a hand's turn order), everyone else in it, from the next seat round (kept)."""
+        key = tuple(order)
+        rotations = self._after.get(key)
+        if rotations is None:
+            rotations = self._after[key] = {s: order[k + 1:] + order[:k] for k, s in enumerate(order)}
+        return rotations
 
     def turn_order(self, dealer: int) -> list[int]:
         """Every seat, starting left of the dealer and going round once."""
