@@ -380,8 +380,8 @@ class Game:
             return []
         t = self.table
         zones, values, n = t.treasures, t.values, t.n
-        holders = t.diamond_holders
-        held = {s: t.zone_suit(s, DIAMONDS) for s in h.order if holders[s] and "steal" in self.seats[s].asks}
+        held = {s: t.zone_suit(s, DIAMONDS) for s in h.order
+                if t.suits_held[s] >> DIAMONDS & 1 and "steal" in self.seats[s].asks}
         events: list[StealEvent] = []
         for s in h.order:
             while held.get(s):

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from .cards import CLUBS, DIAMONDS, RANK_BIT, SUIT, format_card, is_joker, parse_cards, value_of
+from .cards import CLUBS, RANK_BIT, SUIT, format_card, is_joker, parse_cards, value_of
 from .history import ActionEvent, HandRecord, PotResult, ShownHand, StealEvent
 from .rules import RuleSet
 from .strategy import Observation
@@ -38,8 +38,8 @@ class Table:
     ``wilds`` (each seat's Clubs ranks).
     """
 
-    __slots__ = ("_after", "_deck", "_names", "_outside", "_tuples", "_wilds", "bot_rules", "dealer", "diamond_holders",
-                 "full_deck", "hand_no", "money", "n", "nobody", "orders", "out", "rules", "showdowns", "treasures",
+    __slots__ = ("_after", "_deck", "_names", "_outside", "_tuples", "_wilds", "bot_rules", "dealer", "full_deck",
+                 "hand_no", "money", "n", "nobody", "orders", "out", "rules", "showdowns", "suits_held", "treasures",
                  "values", "wilds", "zone_names", "zone_tuples")
 
     def __init__(self, n: int, rules: RuleSet, full_deck: tuple[int, ...], money: list[int],
@@ -62,7 +62,7 @@ class Table:
         self._after: dict[tuple[int, ...], dict[int, list[int]]] = {}
         held = {c for z in treasures for c in z}
         self._outside = [c for c in full_deck if c not in held]  # the cards in no zone, in id order
-        self.diamond_holders = [False] * n  # per seat, whether it holds a Diamonds Treasure
+        self.suits_held = [0] * n  # per seat, a bit (1 << suit) for each suit among its Treasures
         self._tuples: list[tuple[int, ...]] = [()] * n
         self._names: list[tuple[str, ...]] = [()] * n
         self._wilds = [0] * n
@@ -128,15 +128,14 @@ class Table:
             zone = self.treasures[seat]
             self._tuples[seat] = tuple(zone)
             self._names[seat] = tuple([NAMES[c] for c in zone])
-            wild, diamonds = 0, False
+            wild = suits = 0
             for c in zone:
                 suit = SUIT[c]
+                suits |= 1 << suit
                 if suit == CLUBS:
                     wild |= RANK_BIT[c]
-                elif suit == DIAMONDS:
-                    diamonds = True
             self._wilds[seat] = wild if clubs else 0
-            self.diamond_holders[seat] = diamonds
+            self.suits_held[seat] = suits
         self.zone_tuples, self.zone_names, self.wilds = tuple(self._tuples), tuple(self._names), tuple(self._wilds)
 
     def zones(self) -> tuple[tuple[int, ...], ...]:
@@ -145,6 +144,8 @@ class Table:
 
     def zone_suit(self, seat: int, suit: int) -> list[int]:
         """``seat``'s Treasures of one suit (zones never hold a Joker)."""
+        if not self.suits_held[seat] >> suit & 1:
+            return []
         return [c for c in self.treasures[seat] if SUIT[c] == suit]
 
     def after(self, order: list[int]) -> dict[int, list[int]]:
