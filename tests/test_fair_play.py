@@ -480,15 +480,13 @@ def _plain(value, own_rules, engine_records) -> None:
     kind = type(value)
     if kind in (int, str, bool, type(None)):
         return
-    if isinstance(value, tuple):  # tuples, NamedTuples (Observation, ActionEvent, ShownHand, ...): immutable
+    if kind is HandRecord:  # the bot's own public copy, never the engine's record
+        assert all(value is not r for r in engine_records)
+    if isinstance(value, tuple):  # tuples, NamedTuples (Observation, HandRecord, ActionEvent, ...): immutable
         for item in value:
             _plain(item, own_rules, engine_records)
     elif isinstance(value, RuleSet):
         assert value is own_rules
-    elif kind is HandRecord:  # a frozen record: a fresh copy, never the engine's own
-        assert all(value is not r for r in engine_records)
-        for f in dataclasses.fields(value):
-            _plain(getattr(value, f.name), own_rules, engine_records)
     else:
         raise AssertionError(f"a bot was handed a {kind.__name__}: {value!r}")
 

@@ -58,6 +58,10 @@ def read_action(answer: Any) -> tuple[str, Any]:
 def read_steal(answer: Any) -> tuple[int, int, int]:
     """(diamond, victim, card) of a `Steal` (or subclass) read once from the tuple itself, as exact ints;
     else `BadAnswer`. ``tuple.__getitem__`` reads the stored items whatever a subclass overrides."""
+    if type(answer) is Steal:  # our own class (the common case): unpacking it runs no code of the bot
+        diamond, victim, card = answer
+        if type(diamond) is int and type(victim) is int and type(card) is int:
+            return diamond, victim, card
     if not isinstance(answer, Steal) or tuple.__len__(answer) != 3:  # isinstance: the real type's MRO
         raise BadAnswer(f"{safe_repr(answer)}, not a Steal")
     fields = (tuple.__getitem__(answer, 0), tuple.__getitem__(answer, 1), tuple.__getitem__(answer, 2))

@@ -108,6 +108,7 @@ class Game:
         for seat in self.seats:  # each bot gets its own copy of the rules, in setup and in every observation
             seat.setup(n, self.table.bot_rules[seat.index], np.random.default_rng(seat_seeds[seat.index]))
         self._told = any("on_hand_end" in seat.asks for seat in self.seats)  # anyone to tell after a hand?
+        self._errors = [seat.errors for seat in self.seats]  # each seat's own list, kept up to date by it
         self._check_next_hand()
 
     # ----- public state between hands ------------------------------------------------------------
@@ -152,7 +153,7 @@ class Game:
     # ----- the game ------------------------------------------------------------------------------
     def play(self) -> GameResult:
         """Play hands until the game ends; the result."""
-        while not self.over:
+        while self.end_reason is None:
             self.play_hand()
         return self.result()
 
@@ -227,7 +228,7 @@ class Game:
                 h.give_back(t, s, h.committed[s])
         if not h.void:
             self._finish(h)
-        record = h.record(t, self.errors)
+        record = h.record(t, self._errors)
         self._hands.append(record)
         if self._told:
             for s in h.order:
@@ -236,7 +237,7 @@ class Game:
             self.end_reason = "deck_empty"
         t.dealer = (t.dealer + 1) % t.n
         t.reshuffle(self._card_rng)  # step 17
-        if not self.over:
+        if self.end_reason is None:
             self._check_next_hand()
         return record
 

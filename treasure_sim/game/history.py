@@ -109,9 +109,11 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-@dataclass(frozen=True, slots=True)
-class HandRecord:
-    """Everything that happened in one hand. Cards are strings (``"As"``, ``"RJ"``); per-seat tuples."""
+class HandRecord(NamedTuple):
+    """Everything that happened in one hand. Cards are strings (``"As"``, ``"RJ"``); per-seat tuples.
+
+    A NamedTuple, like the events inside it: immutable, and cheap to make once a hand.
+    """
 
     hand_no: int
     dealer: int
@@ -158,19 +160,13 @@ class HandRecord:
         shown = {s.seat for s in self.shown}
         hole = tuple([h if s in shown else None for s, h in enumerate(self.hole)])
         errors = self.errors if seat is None else tuple([e for e in self.errors if e[0] == seat])
-        values = [getattr(self, name) for name in _RECORD_FIELDS]  # dataclasses.replace, without its checks
-        values[_HOLE], values[_ERRORS] = hole, errors
-        return HandRecord(*values)
+        return self._replace(hole=hole, errors=errors)
 
     def to_dict(self) -> dict[str, Any]:
         return _jsonable(self)
 
     def __str__(self) -> str:
         return format_hand(self)
-
-
-_RECORD_FIELDS = tuple(f.name for f in dataclasses.fields(HandRecord))
-_HOLE, _ERRORS = _RECORD_FIELDS.index("hole"), _RECORD_FIELDS.index("errors")
 
 
 @dataclass(frozen=True, slots=True)
