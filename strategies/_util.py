@@ -40,7 +40,7 @@ def made_category(obs: Observation, extra=()) -> int:
     if len(cards) < 5:
         return -1
     row = np.asarray([cards], dtype=np.int8)
-    return int(evaluator.category(evaluator.evaluate(row, obs.wild_ranks))[0])
+    return int(np.asarray(evaluator.category(evaluator.evaluate(row, obs.wild_ranks)))[0])
 
 
 def my_spades(obs: Observation) -> list[int]:

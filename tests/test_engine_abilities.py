@@ -67,6 +67,36 @@ def test_declining_a_hearts_draw_gives_up_the_rest():
     assert [s for s, m in log if m == "draw_heart"] == [1, 0, 0]
 
 
+def test_hands_are_revealed_at_the_start_of_step_12_and_hearts_decisions_see_them():
+    # RULES.md 6 (added 2026-12-01): seat 2 folds; seats 1 (first) and 0 draw with Hearts, each seeing the
+    # other's hand, Spades moved included, and every card drawn so far; a folded hand is never revealed
+    log: list = []
+    players = [ScriptedBot(log=log), ScriptedBot(spades=["As"], log=log), ScriptedBot(["fold"], log=log)]
+    hole = {0: "7s 2d", 1: "Kc 3d", 2: "6h 6c"}
+    game = Game(players, treasures={0: "7h", 1: "Kh As"},
+                deck=stacked(3, hole, new="8s", shared=HEARTS_BOARD, then="Jd 5c 7c 8d 4s 5s"))
+    rec = game.play_hand()
+    assert rec.drawn == (("7c", "8d", "4s"), ("Jd", "5c"), ()) and rec.spades_moved[1] == ("As",)
+    for bot in players:
+        assert all(o.revealed == (None, None, None) for o in bot.seen if o.phase in ("bet", "spades"))
+    seat1 = [o.revealed for o in players[1].seen if o.phase == "hearts"]
+    assert seat1[0] == (tuple(ids("7s 2d")), tuple(ids("Kc 3d As")), None)
+    assert seat1[1] == (tuple(ids("7s 2d")), tuple(ids("Kc 3d As Jd")), None)
+    seat0 = [o.revealed for o in players[0].seen if o.phase == "hearts"]
+    assert seat0[0] == (tuple(ids("7s 2d")), tuple(ids("Kc 3d As Jd 5c")), None)
+    assert seat0[-1] == (tuple(ids("7s 2d 7c 8d")), tuple(ids("Kc 3d As Jd 5c")), None)
+    assert all(o.revealed[o.seat] == o.hand for b in players for o in b.seen if o.phase == "hearts")
+    assert players[0].seen[-1].phase == "keep_playing" and players[0].seen[-1].revealed == (None, None, None)
+
+
+def test_nothing_is_revealed_when_all_but_one_fold():
+    players = [ScriptedBot(["fold"]), ScriptedBot(steals=[("Td", 0, "9c")]), ScriptedBot(["fold"])]
+    game = Game(players, treasures={0: "9c", 1: "Td"})
+    game.play_hand()
+    steal = next(o for o in players[1].seen if o.phase == "steal")
+    assert steal.revealed == (None, None, None)
+
+
 def test_jokers_never_match_a_hearts_treasure():
     _, rec, _ = hearts_game(then="Jd 5c RJ 7c 8d")
     assert rec.drawn == (("RJ", "7c", "8d"), ("Jd", "5c"))  # RJ is not a 7: no extra draw after 8d

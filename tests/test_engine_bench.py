@@ -10,10 +10,29 @@ from treasure_sim.benchmarks.engine import main, run
 
 
 def test_bench_engine_prints_hands_and_games_per_second(capsys):
-    assert main(["--hands", "60", "--repeat", "1", "--players", "3"]) == 0
+    assert main(["--hands", "60", "--repeat", "1", "--players", "3", "--bots", "random,calling,mixed"]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
-    assert [line.split()[0] for line in lines] == ["random", "calling"]
-    assert all(re.search(r"[\d,]+ hands/s, [\d.,]+ games/s", line) for line in lines)
+    assert lines[0].startswith("load average before") and lines[-1].startswith("load average after")
+    rates = lines[1:-1]
+    assert [line.split()[0] for line in rates] == ["random", "calling", "mixed"]
+    assert all(re.search(r"[\d,]+ hands/s, [\d.,]+ games/s", line) for line in rates)
+
+
+def test_bench_engine_compares_with_rlcard_when_installed(capsys):
+    pytest.importorskip("rlcard")
+    assert main(["--hands", "40", "--repeat", "1", "--bots", "mixed,rlcard,rlcard-game"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"mixed policy: [\d.]+x rlcard \(", out) and re.search(r"[\d.]+x rlcard-game", out)
+
+
+def test_the_mixed_policy_folds_raises_and_calls():
+    from treasure_sim.benchmarks.engine import MixedBot
+    from treasure_sim.game.engine import play_game
+    from treasure_sim.game.rules import RuleSet
+
+    result = play_game([MixedBot() for _ in range(4)], RuleSet(max_hands=30), seed=2)
+    kinds = [a.kind for h in result.hands for a in h.actions]
+    assert {"fold", "raise", "call", "check"} <= set(kinds) and result.errors == ((),) * 4
 
 
 def test_bench_run_plays_whole_games_until_enough_hands():

@@ -45,6 +45,15 @@ def test_deck_runs_out_while_dealing_the_hand_is_void():
     assert "the hand is void" in str(rec)
 
 
+def test_a_void_hand_records_the_shared_cards_dealt_before_the_deck_ran_out():
+    # one card is left when two shared cards are due: it is dealt, then the deck is empty
+    hole = {0: "2c 3c", 1: "4d 5d", 2: "6h 8h"}
+    deck = stacked(3, hole, new="Kd", shared="9s Ts Js")
+    game = Game([ScriptedBot() for _ in range(3)], NO_JOKERS, deck=deck, treasures={2: rest_of_deck(deck)})
+    rec = game.play_hand()
+    assert rec.void and rec.shared == ("9s", "Ts", "Js") and game.money == (100, 100, 100)
+
+
 def test_deck_runs_out_while_dealing_hole_cards():
     deck = "2c 3c 4d 5d"  # 3 players need 6
     game = Game([ScriptedBot() for _ in range(3)], NO_JOKERS, deck=deck, treasures={0: rest_of_deck(deck)})

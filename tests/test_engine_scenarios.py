@@ -185,6 +185,42 @@ def test_side_pots_with_three_all_ins_of_different_sizes():
     assert game.money == (40, 30, 20, 70) and rec.payouts == (30, 10, -10, -30) and rec.returned is None
 
 
+def test_when_all_but_one_fold_the_last_player_takes_every_pot_even_those_it_did_not_cover():
+    # RULES.md 4 (added 2026-12-01): seat 0 is all in for 10; seats 1 and 2 build a side pot of 40 and
+    # then both fold: seat 0 takes the main pot and the side pot it could never have won at a showdown
+    players = bots(3, {1: ["check", "raise 30", "fold"], 2: ["check", "call", "fold"], 0: ["raise 10"]})
+    game = Game(players, money=[11, 100, 100], deck=stacked(3, {0: "2c 3d", 1: "As Ad", 2: "Ks Kd"}, new="8h"))
+    rec = game.play_hand()
+    assert rec.folded == (False, True, True) and rec.shown == () and rec.returned is None
+    assert sum(p.amount for p in rec.pots) == 73 and all(p.winners == (0,) for p in rec.pots)
+    assert game.money == (73, 69, 69) and rec.payouts == (62, -31, -31)
+    assert rec.last_folder == 2 and game.treasures[2] == ("8h",)
+
+
+def test_a_short_all_in_raise_reopens_the_betting_for_those_who_acted():
+    # RULES.md 4: seat 1 bets 10, seat 2 goes all in for 11 (short of a full raise to 20), seat 0 calls;
+    # seat 1 has acted, yet may raise again (casino rules, as in pokerkit, would not let it)
+    players = bots(3, {1: ["raise 10", "raise 40"], 2: ["raise 11"], 0: ["call", "call"]})
+    rec = Game(players, money=[100, 100, 12]).play_hand()
+    again = players[1].bets[1]
+    assert again.round == 0 and "raise" in again.legal and again.min_raise_to == 21
+    first = [(a.seat, a.kind, a.to) for a in rec.actions if a.round == 0]
+    assert first == [(1, "raise", 10), (2, "raise", 11), (0, "call", 11), (1, "raise", 40), (0, "call", 40)]
+    assert rec.errors == ()
+
+
+def test_a_short_all_in_raise_counts_towards_the_fixed_limit_raise_cap():
+    # raise_cap 2: seat 1 bets 2, seat 2 raises all in to 3 (short of 4): the cap is reached, seat 0 may only
+    # call, and seat 1, reopened, may call the extra chip but not raise
+    rules = RuleSet(betting="fixed-limit", small_bet=2, raise_cap=2)
+    players = bots(3, {1: ["raise 2"], 2: ["raise 3"]})
+    rec = Game(players, rules, money=[100, 100, 4]).play_hand()
+    assert players[0].bets[0].legal == ("fold", "call") and players[0].bets[0].to_call == 3
+    assert players[1].bets[1].legal == ("fold", "call") and players[1].bets[1].to_call == 1
+    assert [(a.seat, a.kind, a.to) for a in rec.actions if a.round == 0] == [
+        (1, "raise", 2), (2, "raise", 3), (0, "call", 3), (1, "call", 3)]
+
+
 def test_an_uncalled_bet_goes_back():
     rec = Game(bots(3, {1: ["raise 50"], 2: ["fold"], 0: ["fold"]})).play_hand()
     assert rec.returned == (1, 50) and rec.payouts == (-1, 2, -1)

@@ -18,8 +18,10 @@ from treasure_sim.game.evaluator import (
     Quintet,
     best_quintet,
     category,
+    category_name,
     describe,
     evaluate,
+    score_rows,
 )
 
 RNG_SEED = 20240611
@@ -241,6 +243,22 @@ def test_block_path_equals_python_path_and_properties_hold_in_bulk():
         assert (evaluate(relabelled, masks) == block).all()
         assert (evaluate(hands, masks | (1 << rng.integers(0, 13, n))) >= block).all()
         assert (evaluate(hands, masks, validate=False) == block).all()
+
+
+def test_score_rows_on_ragged_lists_equals_the_block_kernel():
+    # the engine's showdown path: lists of ids of any lengths, no numpy, no padding needed
+    rng = np.random.default_rng(RNG_SEED + 9)
+    for k in (5, 7, 8, 11):
+        hands = random_hands(rng, 2000, k)
+        masks = random_masks(rng, 2000)
+        want = evaluate(hands, masks).tolist()
+        lengths = rng.integers(5, k + 1, 2000)
+        rows = [row[:length] for row, length in zip(hands.tolist(), lengths.tolist(), strict=True)]
+        ragged = [int(evaluate(np.array(r, dtype=np.int8), int(m))[0])
+                  for r, m in zip(rows[:50], masks[:50], strict=True)]
+        assert score_rows(rows[:50], masks[:50].tolist()) == ragged
+        assert score_rows(hands.tolist(), masks.tolist()) == want
+        assert [category_name(x) for x in want[:50]] == [CATEGORY_NAMES[c] for c in category(want[:50])]
 
 
 def test_int_and_array_masks_agree_and_dtypes_are_accepted():

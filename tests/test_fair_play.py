@@ -4,6 +4,8 @@ makes sense, with the same game played by an honest bot that gave the fallback a
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 from conftest import ScriptedBot, stacked
 
@@ -107,19 +109,28 @@ def test_an_action_kind_must_be_an_exact_string():
 
 # ----- Steal options: the engine keeps its own ----------------------------------------------------------------
 class OptionForger(ScriptedBot):
-    """Rewrites the first Steal option it is handed so that its 3♦ takes the K♣, then answers with it."""
+    """Tries to rewrite the first Steal option it is handed so that its 3♦ takes the K♣, then answers with
+    that forgery (built anew when the option cannot be written)."""
+
+    refused: ClassVar[list] = []
 
     def steal(self, obs, options):
         super().steal(obs, options)
         first = options[0]
-        object.__setattr__(first, "card", parse_card("Kc"))
+        try:
+            object.__setattr__(first, "card", parse_card("Kc"))
+        except AttributeError as err:
+            OptionForger.refused.append(err)
+            first = Steal(first.diamond, first.victim, parse_card("Kc"))
         return first
 
 
 def test_a_bot_cannot_forge_a_steal_by_mutating_its_options():
     zones = {0: "Kc 2h", 1: "3d"}
     game = Game([ScriptedBot(), OptionForger()], treasures=zones)
+    OptionForger.refused.clear()
     rec = game.play_hand()
+    assert OptionForger.refused  # a Steal cannot be written into at all
     assert rec.steals == () and game.treasures == (("Kc", "2h"), ("3d",))
     assert [s for s, _ in rec.errors] == [1] and "not one of the 1 options" in rec.errors[0][1]
     game.play_hand()  # and again: what it forged last time is not the engine's option
@@ -162,9 +173,7 @@ def test_a_steal_answer_with_int_subclass_fields_is_refused():
     class Forger(ScriptedBot):
         def steal(self, obs, options):
             super().steal(obs, options)
-            st = Steal(parse_card("3d"), 0, parse_card("2h"))
-            object.__setattr__(st, "card", TwoFacedInt(parse_card("2h")))
-            return st
+            return Steal(parse_card("3d"), 0, TwoFacedInt(parse_card("2h")))
 
     game = Game([ScriptedBot(), Forger()], treasures={0: "Kc 2h", 1: "3d"})
     rec = game.play_hand()
@@ -264,6 +273,7 @@ BOT_3_1_2_OF_HARDENED_7 = 452516609459638560169974005937733276174636262600569514
 
 # ----- the decision time limit -------------------------------------------------------------------------------
 import signal  # noqa: E402
+import sys  # noqa: E402
 import threading  # noqa: E402
 import time  # noqa: E402
 
@@ -307,6 +317,7 @@ class LateAnswer(ScriptedBot):
 @needs_alarm
 @pytest.mark.parametrize("bot", [Sleeper, Stubborn, LateAnswer])
 def test_a_bot_over_the_time_limit_gets_the_default_answer_and_is_benched(bot):
+    tracer = sys.gettrace()  # a coverage tool's, say: it must be there again afterwards
     start = time.monotonic()
     result = play_game([ScriptedBot(), bot(), ScriptedBot()], RuleSet(max_hands=20), decision_timeout=0.2)
     assert time.monotonic() - start < 5 and result.hands_played == 20
@@ -316,6 +327,7 @@ def test_a_bot_over_the_time_limit_gets_the_default_answer_and_is_benched(bot):
     first = result.hands[0]
     assert [a.kind for a in first.actions if a.seat == 1] == ["check"] * 4  # the fallback: check when free
     assert signal.getsignal(signal.SIGALRM) is signal.SIG_DFL and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    assert sys.exc_info() == (None, None, None) and sys.gettrace() is tracer  # nothing left behind
 
 
 def test_a_time_limit_changes_nothing_for_bots_within_it():
@@ -416,3 +428,129 @@ def test_strict_errors_are_one_line_naming_seat_bot_hand_method_and_exception():
     assert str(info.value) == "seat 1 (BadSetup): hand 0: setup raised RuntimeError: no model file at line 2"
     with pytest.raises(StrategyError, match=r"^seat 0 \(ScriptedBot\): hand 1: act: raise to 500 is outside"):
         Game([ScriptedBot(["raise 500"]), ScriptedBot()], strict=True).play_hand()
+
+
+# ----- no live engine object reaches a bot -------------------------------------------------------------------
+import dataclasses  # noqa: E402
+
+from treasure_sim import HandRecord, Observation  # noqa: E402
+
+
+class Collector(RandomBot):
+    """A RandomBot that keeps everything it is handed."""
+
+    def __init__(self):
+        super().__init__(stop_chance=0.01)
+        self.got: list = []
+
+    def setup(self, seat, n_players, rules, rng):
+        super().setup(seat, n_players, rules, rng)
+        self.got.append(rules)
+
+    def act(self, obs):
+        self.got.append(obs)
+        return super().act(obs)
+
+    def move_spades(self, obs):
+        self.got.append(obs)
+        return super().move_spades(obs)
+
+    def draw_heart(self, obs):
+        self.got.append(obs)
+        return super().draw_heart(obs)
+
+    def choose_joker_treasure(self, obs, options):
+        self.got += [obs, options]
+        return super().choose_joker_treasure(obs, options)
+
+    def steal(self, obs, options):
+        self.got += [obs, options]
+        return super().steal(obs, options)
+
+    def keep_playing(self, obs):
+        self.got.append(obs)
+        return super().keep_playing(obs)
+
+    def on_hand_end(self, record):
+        self.got.append(record)
+
+
+def _plain(value, own_rules, engine_records) -> None:
+    """Only ints, strings, bools, None and tuples of them; records that are the bot's own copies."""
+    kind = type(value)
+    if kind in (int, str, bool, type(None)):
+        return
+    if kind is HandRecord:  # the bot's own public copy, never the engine's record
+        assert all(value is not r for r in engine_records)
+    if isinstance(value, tuple):  # tuples, NamedTuples (Observation, HandRecord, ActionEvent, ...): immutable
+        for item in value:
+            _plain(item, own_rules, engine_records)
+    elif isinstance(value, RuleSet):
+        assert value is own_rules
+    else:
+        raise AssertionError(f"a bot was handed a {kind.__name__}: {value!r}")
+
+
+def test_a_bot_is_handed_plain_values_and_its_own_copies_only():
+    bots = [Collector() for _ in range(4)]
+    game = Game(bots, RuleSet(max_hands=40, starting_money=30), seed=8, treasures={0: "9s 9h Td", 1: "Jd 8c"})
+    result = game.play()
+    kinds = {type(x).__name__ for b in bots for x in b.got}
+    assert {"RuleSet", "Observation", "HandRecord", "tuple"} <= kinds
+    phases = {x.phase for b in bots for x in b.got if isinstance(x, Observation)}
+    assert {"bet", "keep_playing", "steal", "hearts", "spades"} <= phases
+    rule_copies = {id(b.rules) for b in bots} | {id(game.rules)}
+    assert len(rule_copies) == 5  # one per bot, and the engine's
+    for b in bots:
+        for x in b.got:
+            _plain(x, b.rules, result.hands)
+
+
+class DeepVandal(RandomBot):
+    """A RandomBot that writes, with object.__setattr__, into every object it is handed and everything inside."""
+
+    def _vandalize(self, thing, depth=0):
+        if depth > 4 or type(thing) in (int, str, bool, type(None), float):
+            return
+        if isinstance(thing, list):
+            thing.append(None)
+        names = [f.name for f in dataclasses.fields(thing)] if dataclasses.is_dataclass(thing) else []
+        names += list(getattr(type(thing), "_fields", ()))
+        for name in names:
+            try:
+                inner = getattr(thing, name)
+                self._vandalize(inner, depth + 1)
+                object.__setattr__(thing, name, 0)
+            except (AttributeError, TypeError):
+                pass
+        if isinstance(thing, tuple):
+            for item in thing:
+                self._vandalize(item, depth + 1)
+
+    def act(self, obs):
+        answer = super().act(obs)
+        self._vandalize(obs)
+        return answer
+
+    def draw_heart(self, obs):
+        answer = super().draw_heart(obs)
+        self._vandalize(obs)
+        return answer
+
+    def steal(self, obs, options):
+        choice = super().steal(obs, options)
+        answer = None if choice is None else Steal(choice.diamond, choice.victim, choice.card)
+        self._vandalize(obs), self._vandalize(options)
+        return answer
+
+    def on_hand_end(self, record):
+        self._vandalize(record)
+
+
+def test_writing_into_what_a_bot_was_handed_changes_nothing():
+    rules = RuleSet(starting_money=30, max_hands=60)
+    for seed in range(4):
+        plain = play_game([RandomBot() for _ in range(4)], rules, seed=seed, treasures={0: "Td 9s", 2: "8h"})
+        vandals = play_game([DeepVandal() for _ in range(4)], rules, seed=seed, treasures={0: "Td 9s", 2: "8h"})
+        _same_except_errors(plain, vandals)
+        assert vandals.errors == ((),) * 4

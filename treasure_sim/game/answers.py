@@ -20,7 +20,6 @@ from .strategy import ACTION_KINDS, Action, Steal
 NUMPY_INTS = frozenset(np.dtype(code).type for code in np.typecodes["AllInteger"])
 _KINDS = frozenset(ACTION_KINDS)
 _ACTION_KIND, _ACTION_AMOUNT = Action.__dict__["kind"], Action.__dict__["amount"]  # the slots themselves
-_STEAL_FIELDS = tuple(Steal.__dict__[name] for name in ("diamond", "victim", "card"))
 _TYPE_NAME = type.__dict__["__name__"]  # a metaclass cannot override what this reads
 _ARGS = BaseException.__dict__["args"]  # nor can an exception class override this
 _PLAIN = (int, float, str, bool, type(None))
@@ -57,11 +56,15 @@ def read_action(answer: Any) -> tuple[str, Any]:
 
 
 def read_steal(answer: Any) -> tuple[int, int, int]:
-    """(diamond, victim, card) of a `Steal` read once from its slots, as exact ints; else `BadAnswer`."""
-    try:
-        fields = tuple(slot.__get__(answer, Steal) for slot in _STEAL_FIELDS)
-    except Exception:
-        raise BadAnswer(f"{safe_repr(answer)}, not a Steal") from None
+    """(diamond, victim, card) of a `Steal` (or subclass) read once from the tuple itself, as exact ints;
+    else `BadAnswer`. ``tuple.__getitem__`` reads the stored items whatever a subclass overrides."""
+    if type(answer) is Steal:  # our own class (the common case): unpacking it runs no code of the bot
+        diamond, victim, card = answer
+        if type(diamond) is int and type(victim) is int and type(card) is int:
+            return diamond, victim, card
+    if not isinstance(answer, Steal) or tuple.__len__(answer) != 3:  # isinstance: the real type's MRO
+        raise BadAnswer(f"{safe_repr(answer)}, not a Steal")
+    fields = (tuple.__getitem__(answer, 0), tuple.__getitem__(answer, 1), tuple.__getitem__(answer, 2))
     values = tuple(exact_int(f) for f in fields)
     if None in values:
         raise BadAnswer(f"a Steal whose fields are not whole numbers ({', '.join(safe_repr(f) for f in fields)})")
@@ -108,12 +111,14 @@ def safe_repr(value: Any, depth: int = 0) -> str:
         inner = ", ".join(safe_repr(v, depth + 1) for v in list(value)[:12])
         more = ", ..." if len(value) > 12 else ""
         text = f"[{inner}{more}]" if kind is list else f"({inner}{more}{',' if len(value) == 1 else ''})"
-    elif (kind is Action or kind is Steal) and depth < 2:  # our own classes; their fields may still be anything
-        slots = (_ACTION_KIND, _ACTION_AMOUNT) if kind is Action else _STEAL_FIELDS
+    elif kind is Steal and depth < 2:  # our own class; its items may still be anything
+        text = f"Steal({', '.join(safe_repr(tuple.__getitem__(value, i), depth + 1) for i in range(3))})"
+    elif kind is Action and depth < 2:
         try:
-            text = f"{kind.__name__}({', '.join(safe_repr(s.__get__(value, kind), depth + 1) for s in slots)})"
+            fields = (_ACTION_KIND.__get__(value, kind), _ACTION_AMOUNT.__get__(value, kind))
+            text = f"Action({', '.join(safe_repr(f, depth + 1) for f in fields)})"
         except AttributeError:  # a slot never set
-            text = f"<{kind.__name__} object>"
+            text = "<Action object>"
     else:
         text = f"<{type_name(value)} object>"
     return text if len(text) <= _MAX_TEXT else text[:_MAX_TEXT - 3] + "..."

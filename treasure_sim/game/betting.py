@@ -10,6 +10,8 @@ from .history import PotResult
 from .rules import RuleSet
 from .strategy import CALL, CHECK, FOLD
 
+_limits = _pot = tuple.__new__  # BetLimits(*values), PotResult(*values) check arity
+
 
 class BetLimits(NamedTuple):
     to_call: int  # chips needed to call (capped at the stack: calling for less is all in)
@@ -36,21 +38,26 @@ def bet_limits(
     ``high`` (if not, a raise could only come back as an uncalled bet).
     A player may always go all in, even for less than a full raise.
     """
-    to_call = min(high - my_bet, stack)
+    # one call per decision: conditionals rather than min/max calls, and the tuple built directly
+    to_call = high - my_bet
+    if to_call > stack:
+        to_call = stack
     all_in_to = my_bet + stack
     if not can_be_answered or all_in_to <= high:
-        return BetLimits(to_call, 0, 0)
-    if rules.betting == "fixed-limit":
+        return _limits(BetLimits, (to_call, 0, 0))
+    betting = rules.betting
+    if betting == "fixed-limit":
         if raises >= rules.raise_cap:
-            return BetLimits(to_call, 0, 0)
-        size = rules.small_bet if round_index < 2 else rules.big_bet
-        target = min(high + size, all_in_to)
-        return BetLimits(to_call, target, target)
-    full_min = high + max(largest_raise, rules.min_bet)
+            return _limits(BetLimits, (to_call, 0, 0))
+        target = high + (rules.small_bet if round_index < 2 else rules.big_bet)
+        if target > all_in_to:
+            target = all_in_to
+        return _limits(BetLimits, (to_call, target, target))
+    full_min = high + (largest_raise if largest_raise > rules.min_bet else rules.min_bet)
     max_to = all_in_to
-    if rules.betting == "pot-limit":  # the pot after calling, but never below a minimum raise
+    if betting == "pot-limit":  # the pot after calling, but never below a minimum raise
         max_to = min(all_in_to, max(full_min, high + pot + (high - my_bet)))
-    return BetLimits(to_call, min(full_min, max_to), max_to)
+    return _limits(BetLimits, (to_call, full_min if full_min < max_to else max_to, max_to))
 
 
 def action_problem(kind: str, amount: Any, lim: BetLimits) -> str | None:
@@ -72,12 +79,16 @@ def action_problem(kind: str, amount: Any, lim: BetLimits) -> str | None:
 
 def uncalled_bet(committed: Sequence[int]) -> tuple[int, int] | None:
     """(seat, chips) of the part of the largest commitment nobody matched, to go back to its owner."""
-    top = max(committed)
-    leaders = [s for s, c in enumerate(committed) if c == top]
-    if len(leaders) > 1:
+    top = second = 0
+    leader = -1
+    for seat, chips in enumerate(committed):
+        if chips > top:
+            top, second, leader = chips, top, seat
+        elif chips > second:
+            second = chips
+    if top == second:  # two or more matched the top (or nobody put anything in)
         return None
-    second = max((c for s, c in enumerate(committed) if s != leaders[0]), default=0)
-    return (leaders[0], top - second) if top > second else None
+    return leader, top - second
 
 
 def split_pots(
@@ -92,26 +103,33 @@ def split_pots(
     split go one each to the winners in turn order). A lone contender needs no score.
     The uncalled bet must already have been taken out of ``committed``.
     """
+    total: int = sum(committed)
+    if len(contenders) == 1:  # all but one folded: every chip of the hand, side pots included (RULES.md 4)
+        return [_pot(PotResult, (total, tuple(contenders), tuple(contenders), (total,)))] if total else []
     levels = sorted({committed[s] for s in contenders if committed[s] > 0})
+    if len(levels) == 1:  # no side pot (the common case): one pot of every chip, for every contender
+        return [_award(total, tuple([s for s in order if s in contenders]), scores)]
     pots: list[PotResult] = []
     floor = 0
     for i, level in enumerate(levels):
         last = i == len(levels) - 1
-        amount = sum(min(c, level) - min(c, floor) if not last else max(c - floor, 0) for c in committed)
+        amount = sum([min(c, level) - min(c, floor) if not last else max(c - floor, 0) for c in committed])
         eligible = tuple(s for s in order if s in contenders and committed[s] >= level)
         pots.append(_award(amount, eligible, scores))
         floor = level
-    if not levels and sum(committed):  # every contender put in nothing (ante 0): the pot still has an owner
-        pots.append(_award(sum(committed), tuple(s for s in order if s in contenders), scores))
+    if not levels and total:  # every contender put in nothing (ante 0): the pot still has an owner
+        pots.append(_award(total, tuple(s for s in order if s in contenders), scores))
     return pots
 
 
 def _award(amount: int, eligible: tuple[int, ...], scores: dict[int, int]) -> PotResult:
+    winners: tuple[int, ...]
     if len(eligible) == 1:
-        winners = eligible
-    else:
-        best = max(scores[s] for s in eligible)
-        winners = tuple(s for s in eligible if scores[s] == best)
+        return _pot(PotResult, (amount, eligible, eligible, (amount,)))
+    best = max([scores[s] for s in eligible])
+    winners = tuple([s for s in eligible if scores[s] == best])
+    if len(winners) == 1:
+        return _pot(PotResult, (amount, eligible, winners, (amount,)))
     share, odd = divmod(amount, len(winners))
-    shares = tuple(share + (1 if i < odd else 0) for i in range(len(winners)))
-    return PotResult(amount, eligible, winners, shares)
+    shares = tuple([share + (1 if i < odd else 0) for i in range(len(winners))])
+    return _pot(PotResult, (amount, eligible, winners, shares))

@@ -16,15 +16,27 @@ import numpy as np
 from . import evaluator
 from .betting import bet_limits, split_pots, uncalled_bet
 from .cards import DIAMONDS, HEARTS, RANK, SPADES, is_joker, make_deck
-from .history import ActionEvent, GameResult, HandRecord, ShownHand, StealEvent
+from .history import GameResult, HandRecord, ShownHand, StealEvent, name_quintet
 from .rules import RuleSet
 from .seats import Seat, StrategyError
 from .seeding import as_seed_sequence, derive, root_key
-from .state import NAMES, DeckEmpty, Hand, Table, check_money, check_stacked_deck, check_treasures, names, observe
-from .strategy import CALL, CHECK, FOLD, RAISE, Strategy
+from .state import (
+    NAMES,
+    DeckEmpty,
+    Hand,
+    Table,
+    check_money,
+    check_stacked_deck,
+    check_treasures,
+    names,
+    observe,
+    observe_between,
+)
+from .strategy import CALL, CHECK, FOLD, RAISE, Steal, Strategy
 
 __all__ = ["Game", "StrategyError", "play_game"]
 
+_new_steal = _new_record = tuple.__new__  # Steal(*values) etc. check arity; the steps build them in field order
 _LEGAL = {to_call_free: {raise_ok: (FOLD, CHECK if to_call_free else CALL) + ((RAISE,) if raise_ok else ())
                          for raise_ok in (False, True)} for to_call_free in (False, True)}
 """The legal action kinds at a betting decision, by (nothing to call, a raise is possible)."""
@@ -38,7 +50,9 @@ class Game:
     Seeds: ``deal_seed`` drives the cards alone, so duplicate deals can share cards while bots get
     their own streams, and ``bot_seeds`` gives each seat's generator; each defaults to a keyed hash
     of ``seed`` (``seeding.derive``), so nothing a bot holds reveals the card stream.
-    ``quintets=False`` skips naming each shown quintet (a tournament needs only the scores).
+    Shown hands name their quintet (``ShownHand.quintet``, ``wilds``) only when something asks: a
+    printed or written record, a hand history. ``quintets=True`` names them as they are shown (the
+    old default); ``False`` is the same as the default, kept so callers that passed it still work.
     ``strict=True`` raises `StrategyError` at a bot's first misstep instead of recording it and
     playing on. ``decision_timeout`` limits every answer of every bot to that many seconds (``setup``
     to ten times as many): a bot over the limit gets the default answer and a recorded timeout, and
@@ -48,7 +62,7 @@ class Game:
     def __init__(self, strategies: Sequence[Strategy], rules: RuleSet = RuleSet(),
                  seed: int | np.random.SeedSequence | None = 0, *, deck: str | Sequence | None = None,
                  treasures: Mapping[int, str | Sequence] | None = None, money: Sequence[int] | None = None,
-                 dealer: int = 0, strict: bool = False, quintets: bool = True,
+                 dealer: int = 0, strict: bool = False, quintets: bool | None = None,
                  deal_seed: int | np.random.SeedSequence | None = None,
                  bot_seeds: Sequence[int | np.random.SeedSequence] | None = None,
                  decision_timeout: float | None = None, max_timeouts: int | None = 3) -> None:
@@ -74,7 +88,7 @@ class Game:
         rules = rules.replace()  # our own copy: nothing the caller (or a bot that reached theirs) does changes it
         self.rules = rules
         self.strict = strict
-        self.quintets = quintets
+        self.quintets = bool(quintets)  # name every quintet at once (else lazily)
         self.seed = seed if isinstance(seed, int) else None
         # every stream from its own keyed hash of the seed: no bot's seed reveals the cards (seeding.py)
         key = root_key(seed) if deal_seed is None or bot_seeds is None else b""
@@ -93,6 +107,8 @@ class Game:
         self.table.reshuffle(self._card_rng, stacked)
         for seat in self.seats:  # each bot gets its own copy of the rules, in setup and in every observation
             seat.setup(n, self.table.bot_rules[seat.index], np.random.default_rng(seat_seeds[seat.index]))
+        self._told = any("on_hand_end" in seat.asks for seat in self.seats)  # anyone to tell after a hand?
+        self._errors = [seat.errors for seat in self.seats]  # each seat's own list, kept up to date by it
         self._check_next_hand()
 
     # ----- public state between hands ------------------------------------------------------------
@@ -137,7 +153,7 @@ class Game:
     # ----- the game ------------------------------------------------------------------------------
     def play(self) -> GameResult:
         """Play hands until the game ends; the result."""
-        while not self.over:
+        while self.end_reason is None:
             self.play_hand()
         return self.result()
 
@@ -166,19 +182,22 @@ class Game:
     def _check_next_hand(self) -> None:
         """Before each hand: who can pay the ante, the hand cap, and the vote to go on (RULES.md 3, 7)."""
         t = self.table
+        money, out, ante = t.money, t.out, self.rules.ante
+        able = []
         for s in range(t.n):
-            if t.money[s] < self.rules.ante:
-                t.out[s] = True
-        able = [s for s in range(t.n) if not t.out[s]]
+            if money[s] < ante:
+                out[s] = True
+            elif not out[s]:
+                able.append(s)
         if len(able) < 2:
             self.end_reason = "too_few_players"
         elif len(self._hands) >= self.rules.max_hands:
             self.end_reason = "hand_limit"
         else:
-            voters = [s for s in able if "keep_playing" in self.seats[s].asks]  # the others always go on
+            voters = [s for s in able if self.seats[s].votes]  # the others always go on
             if voters:
-                h = Hand(t)
-                votes = [self.seats[s].keep_playing(partial(observe, t, h, s, "keep_playing")) for s in voters]
+                views = observe_between(t, voters)
+                votes = [self.seats[s].keep_playing(view) for s, view in zip(voters, views, strict=True)]
                 if len(voters) == len(able) and not any(votes):
                     self.end_reason = "all_stopped"
 
@@ -189,20 +208,19 @@ class Game:
             raise RuntimeError(f"the game is over ({self.end_reason})")
         t = self.table
         t.hand_no += 1
-        h = Hand(t)
-        h.start_money = list(t.money)
-        h.zones_before = t.zones_as_names()
-        h.errors_before = [len(seat.errors) for seat in self.seats]
-        for s in h.order:  # step 1: everyone still in the game pays the ante
-            h.commit(t, s, self.rules.ante)
+        h = Hand(t, [len(seat.errors) for seat in self.seats])
+        h.pay_antes(t)  # step 1
         try:
             h.deal_hole(t)  # step 2
             if self.rules.new_treasure:
                 h.deal_new_treasure(t)  # step 3, face up
             for rnd, deal in enumerate((2, 2, 1, 0)):
-                h.round = rnd
+                if h.live < 2:  # all but one folded: no more betting, no more cards
+                    h.start_round(3)
+                    break
+                h.start_round(rnd)
                 self._betting(h)
-                if deal and len(h.contenders()) > 1:
+                if deal and h.live > 1:
                     h.deal_shared(t, deal)  # steps 5, 7, 9
         except DeckEmpty:
             h.void = True  # RULES.md 7: every chip goes back, nothing else happens
@@ -210,15 +228,16 @@ class Game:
                 h.give_back(t, s, h.committed[s])
         if not h.void:
             self._finish(h)
-        record = h.record(t, self.errors)
+        record = h.record(t, self._errors)
         self._hands.append(record)
-        for s in h.order:
-            self.seats[s].on_hand_end(record.public)
+        if self._told:
+            for s in h.order:
+                self.seats[s].on_hand_end(record)
         if h.void or h.ran_out:
             self.end_reason = "deck_empty"
         t.dealer = (t.dealer + 1) % t.n
         t.reshuffle(self._card_rng)  # step 17
-        if not self.over:
+        if self.end_reason is None:
             self._check_next_hand()
         return record
 
@@ -229,6 +248,7 @@ class Game:
         scores: dict[int, int] = {}
         if len(contenders) > 1:
             self._move_spades(h, contenders)
+            h.revealed = True  # step 12 begins by revealing the hands still in (RULES.md 6)
             h.ran_out = self._draw_hearts(h, contenders)
             scores = self._choose_quintets(h, contenders)
         h.returned = returned = uncalled_bet(h.committed)
@@ -237,7 +257,7 @@ class Game:
         h.pots = split_pots(h.committed, contenders, scores, h.order)
         for pot in h.pots:
             for w, chips in zip(pot.winners, pot.shares, strict=True):
-                t.money[w] += chips
+                h.pay(t, w, chips)
         h.taken = self._award_new_treasure(h)
         h.steals = self._steal(h)
 
@@ -245,49 +265,43 @@ class Game:
         """Steps 4, 6, 8, 10: one betting round; folding is legal at every decision.
 
         ``queue`` holds the seats still to act, in turn order; a raise refills it with everyone
-        else who can still act, starting after the raiser.
+        else who can still act, starting after the raiser. A raise needs someone else still in who
+        could put in more than the high bet: what each player can bet in all this round (``reach``,
+        its stack at the start of the round) does not change as it bets, so the best two are kept.
         """
-        t, rules, rnd = self.table, self.rules, h.round
-        money, bets, folded, committed, order, actions = t.money, h.bets, h.folded, h.committed, h.order, h.actions
-        for s in order:
-            bets[s] = 0
-        live = sum(1 for s in order if not folded[s])
-        if live < 2:
+        t, rules, rnd, seats = self.table, self.rules, h.round, self.seats
+        money, bets, folded, order = t.money, h.bets, h.folded, h.order
+        live = [s for s in order if not folded[s]]
+        if len(live) < 2:
             return
-        queue = [s for s in order if not folded[s] and money[s] > 0]
+        reach = {s: money[s] for s in live}
+        (top, top_seat), (second, _) = _best_two(reach)
+        queue = [s for s in live if money[s] > 0]
         high = largest = raises = 0
-        pot = sum(committed)
         i = 0
         while i < len(queue):
             s = queue[i]
             i += 1
             my_bet = bets[s]
-            # a raise needs someone else who could put in more than the current high bet
-            answerable = my_bet + money[s] > high and any(
-                bets[o] + money[o] > high and not folded[o] for o in order if o != s)
-            lim = bet_limits(rules, rnd, high, my_bet, money[s], largest, raises, pot, answerable)
-            legal = _LEGAL[lim.to_call == 0][lim.max_raise_to > 0]
-            obs = observe(t, h, s, "bet", lim.to_call, lim.min_raise_to, lim.max_raise_to, legal)
-            kind, target = self.seats[s].act(obs, lim, my_bet)
+            stack = money[s]
+            answerable = my_bet + stack > high and (second if s == top_seat else top) > high
+            lim = bet_limits(rules, rnd, high, my_bet, stack, largest, raises, h.pot, answerable)
+            legal = _LEGAL[lim[0] == 0][lim[2] > 0]
+            obs = observe(t, h, s, "bet", lim[0], lim[1], lim[2], legal)
+            kind, target = seats[s].act(obs, lim, my_bet)
             if kind == FOLD:
-                folded[s] = True
-                h.last_folder = s
-                actions.append(ActionEvent(rnd, s, FOLD, my_bet))
-                live -= 1
-                if live < 2:
+                h.fold(rnd, s)
+                del reach[s]
+                if len(reach) < 2:
                     return
+                (top, top_seat), (second, _) = _best_two(reach)
                 continue
-            added = target - my_bet
-            h.commit(t, s, added)
-            bets[s] = target
-            pot += added
-            actions.append(ActionEvent(rnd, s, kind, target, added, money[s] == 0))
+            h.bet(t, rnd, s, kind, target)
             if kind == RAISE:
                 largest = max(largest, target - high)
                 high = target
                 raises += 1
-                k = order.index(s)
-                queue = [o for o in order[k + 1:] + order[:k] if not folded[o] and money[o] > 0]
+                queue = [o for o in t.after(order)[s] if not folded[o] and money[o] > 0]
                 i = 0
 
     def _move_spades(self, h: Hand, contenders: list[int]) -> None:
@@ -331,20 +345,15 @@ class Game:
         """Step 13: every hand still in is shown and scored in one batched evaluator call."""
         t = self.table
         rows = [h.hands[s] + h.shared for s in seats]
-        width = max(len(r) for r in rows)
-        cards = np.array([r + [-1] * (width - len(r)) for r in rows], dtype=np.int8)
-        masks = [t.wild_mask(s) for s in seats]
-        found = evaluator.evaluate(cards, np.array(masks, dtype=np.int64), validate=False)  # ids are ours
-        scores, categories = found.tolist(), evaluator.category(found).tolist()
-        shown = []
-        for i, s in enumerate(seats):
-            if self.quintets:
-                q = evaluator.best_quintet(cards[i], masks[i])
-                extra = dict(quintet=q.cards, wilds=q.wilds, description=q.description)
-            else:
-                extra = dict(description=evaluator.describe(scores[i]))
-            shown.append(ShownHand(t.hand_no, s, names(h.hands[s]), score=scores[i],
-                                   category=evaluator.CATEGORY_NAMES[categories[i]], **extra))
+        masks = [t.wilds[s] for s in seats]
+        scores = evaluator.score_rows(rows, masks)  # ids are ours: no numpy, no checks
+        board = names(h.shared)
+        shown = [_new_record(ShownHand, (t.hand_no, s, names(h.hands[s]), scores[i],
+                                         evaluator.category_name(scores[i]), board, masks[i]))
+                 for i, s in enumerate(seats)]
+        if self.quintets:  # name them now (else only when a record is printed or written)
+            for hand in shown:
+                name_quintet(hand.cards + hand.board, hand.wild_ranks)
         h.shown = shown
         t.showdowns = t.showdowns + tuple(shown)
         return dict(zip(seats, scores, strict=True))
@@ -358,7 +367,7 @@ class Game:
         if is_joker(card):
             if self.rules.joker_treasure == "discard":
                 return None
-            options = tuple(c for c in h.hole[s] + tuple(h.shared) if not is_joker(c))
+            options = tuple(c for c in h.hole[s] + h.shared if not is_joker(c))
             if not options:
                 return None
             default = max(options, key=lambda c: t.values[c])
@@ -372,25 +381,34 @@ class Game:
             return []
         t = self.table
         zones, values, n = t.treasures, t.values, t.n
-        held = {s: t.zone_suit(s, DIAMONDS) for s in h.order if "steal" in self.seats[s].asks}
+        held = {s: t.zone_suit(s, DIAMONDS) for s in h.order
+                if t.suits_held[s] >> DIAMONDS & 1 and "steal" in self.seats[s].asks}
         events: list[StealEvent] = []
         for s in h.order:
             while held.get(s):
                 usable = [d for d in held[s] if d in zones[s]]
-                options = [(d, v, c) for d in usable for v in range(n) if v != s
-                           for c in zones[v] if values[c] <= values[d]]
+                options = tuple([_new_steal(Steal, (d, v, c)) for d in usable for v in range(n) if v != s
+                                 for c in zones[v] if values[c] <= values[d]])
                 if not options:
                     break
                 choice = self.seats[s].steal(partial(observe, t, h, s, "steal"), options)
                 if choice is None:
                     break
                 diamond, victim, card = choice
-                t.remove_treasure(s, diamond)
-                t.put_under(diamond)  # the bottom of the deck
-                t.remove_treasure(victim, card)
-                t.add_treasure(s, card)
-                events.append(StealEvent(s, NAMES[diamond], victim, NAMES[card]))
+                t.steal(s, diamond, victim, card)
+                events.append(_new_record(StealEvent, (s, NAMES[diamond], victim, NAMES[card])))
         return events
+
+
+def _best_two(reach: dict[int, int]) -> tuple[tuple[int, int], tuple[int, int]]:
+    """The largest and second largest (amount, seat) of ``reach`` (at least two seats)."""
+    first = second = (-1, -1)
+    for seat, amount in reach.items():
+        if amount > first[0]:
+            first, second = (amount, seat), first
+        elif amount > second[0]:
+            second = (amount, seat)
+    return first, second
 
 
 def play_game(strategies: Sequence[Strategy], rules: RuleSet = RuleSet(), seed: int = 0, **kwargs: Any) -> GameResult:

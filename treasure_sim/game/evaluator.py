@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from typing import NoReturn
@@ -116,10 +117,9 @@ def evaluate(cards: npt.ArrayLike | str, wild_ranks: npt.ArrayLike = 0, *, valid
     if arr.dtype != np.int8:
         arr = arr.astype(np.int8)
     out = np.empty(n, np.int64)
-    scalar = isinstance(wild, int)
     for lo in range(0, n, BLOCK):
         hi = min(n, lo + BLOCK)
-        out[lo:hi] = _score_block(arr[lo:hi], wild if scalar else wild[lo:hi], validate, lo)
+        out[lo:hi] = _score_block(arr[lo:hi], wild if isinstance(wild, int) else wild[lo:hi], validate, lo)
     return out
 
 
@@ -142,7 +142,8 @@ def _score_block(cards: np.ndarray, wild: int | np.ndarray, validate: bool, row0
     """The vectorized kernel for one block of rows (int8 ids); see the steps above."""
     n, k = cards.shape
     ids = cards.view(np.uint8)  # -1 pads read as 255: non-negative indices take faster
-    bits = pads = None
+    bits: np.ndarray | None = None
+    pads: np.ndarray | None = None
     for lo in range(0, k, _t.PAD_GROUP):  # bitset; pads counted on top, one group at a time
         part = _ONE.take(ids[:, lo])
         for j in range(lo + 1, min(k, lo + _t.PAD_GROUP)):
@@ -152,12 +153,14 @@ def _score_block(cards: np.ndarray, wild: int | np.ndarray, validate: bool, row0
         else:
             pads = part >> _U64(_t.PAD_SHIFT) if pads is None else pads + (part >> _U64(_t.PAD_SHIFT))
             bits += part & _LOW61
+    assert bits is not None  # k >= 5 columns: the loop ran
     if validate:  # a card twice makes a carry, and every carry lowers this count below k
         pads = bits >> _U64(_t.PAD_SHIFT) if pads is None else pads + (bits >> _U64(_t.PAD_SHIFT))
         ok = (np.bitwise_count(bits & _LOW61) + pads == k) & (pads <= k - 5)
         if not ok.all():
             _diagnose(cards, int(np.flatnonzero(~ok)[0]), row0)
 
+    wmask: np.uint64 | np.ndarray
     if isinstance(wild, int):
         wmask = _U64(wild * _t.SUIT_REPEAT | _t.JOKER_BITS)
         nat = bits & (_NATURAL & ~wmask)
@@ -206,6 +209,11 @@ def _score_block(cards: np.ndarray, wild: int | np.ndarray, validate: bool, row0
     np.maximum(best, head + _KICK.take(m1 ^ info), out=best)
     np.maximum(best, head + _FHT.take(m2 ^ info), out=best)
     return best
+
+
+def category_name(score: int) -> str:
+    """The category name of one score (``"two pair"``)."""
+    return CATEGORY_NAMES[score >> _t.CAT_SHIFT]
 
 
 def category(scores: npt.ArrayLike) -> np.ndarray | np.int8:
@@ -325,22 +333,33 @@ def _score_small(arr: np.ndarray, wild_ranks: object, validate: bool) -> list[in
             if validate and n and (min(wl) < 0 or max(wl) > 8191):
                 _wild_masks(wa, n)
         else:
-            wl = [_wild_masks(wild_ranks, n)] * n
+            one = _wild_masks(wild_ranks, n)
+            wl = [one if isinstance(one, int) else int(one[0])] * n
     if validate and n:
         flat = [c for row in rows for c in row]
         if min(flat) < -1 or max(flat) > 53:
             _check_ids(arr)
-    one, hbit, five_t = _L["ONE"].__getitem__, _L["HBIT"], _L["FIVE"]
-    group, kick, fht, st, fs = _L["GROUP"], _L["KICK"], _L["FHT"], _L["ST"], _L["FS"]
-    low61, natural, jokers, repeat = _t.LOW61, _t.NATURAL_BITS, _t.JOKER_BITS, _t.SUIT_REPEAT
-    out = []
-    for i, row in enumerate(rows):
-        bits = sum(map(one, row))  # one[-1] is the pad entry 255, as in the uint8 view
-        if validate:
+    if validate:
+        low61 = _t.LOW61
+        one = _L["ONE"].__getitem__
+        for i, row in enumerate(rows):
+            bits = sum(map(one, row))  # one[-1] is the pad entry 255, as in the uint8 view
             pads = bits >> 61  # a Python int: never overflows
             if (bits & low61).bit_count() + pads != k or pads > k - 5:
                 _diagnose(arr, i, 0)
-        wm = wl[i] * repeat | jokers
+    return score_rows(rows, wl)
+
+
+def score_rows(rows: Sequence[Sequence[int]], wild_ranks: Sequence[int]) -> list[int]:
+    """Scores of a few hands given as lists of valid card ids (any lengths >= 5, -1 padding allowed), with
+    one wild-rank mask per hand: no numpy and no checks, for the engine's showdowns (ids it dealt itself)."""
+    one, hbit, five_t = _L["ONE"].__getitem__, _L["HBIT"], _L["FIVE"]
+    group, kick, fht, st, fs = _L["GROUP"], _L["KICK"], _L["FHT"], _L["ST"], _L["FS"]
+    natural, jokers, repeat = _t.NATURAL_BITS, _t.JOKER_BITS, _t.SUIT_REPEAT
+    out = []
+    for row, wild in zip(rows, wild_ranks, strict=True):
+        bits = sum(map(one, row))  # one[-1] is the pad entry 255 (above every mask used here)
+        wm = wild * repeat | jokers
         w = (bits & wm).bit_count()
         nat = bits & natural & ~wm
         sa, sb, sc, sd = nat & 8191, (nat >> 16) & 8191, (nat >> 32) & 8191, nat >> 48

@@ -1,17 +1,26 @@
-"""Hand and game records: what happened, JSON-safe, and printable as a hand history."""
+"""Hand and game records: what happened, JSON-safe, and printable as a hand history.
+
+The events inside a record (`ActionEvent`, `ShownHand`, `PotResult`, `StealEvent`) are NamedTuples:
+truly immutable (no ``object.__setattr__`` reaches a tuple's items), so the engine can hand the very
+same objects to bots without a bot being able to rewrite what happened.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from . import evaluator
+from .cards import card_names
 
 END_REASONS = ("deck_empty", "all_stopped", "too_few_players", "hand_limit")
 ROUND_NAMES = ("pre-flop (step 4)", "after 2 shared (step 6)", "after 4 shared (step 8)", "river (step 10)")
 
 
-@dataclass(frozen=True, slots=True)
-class ActionEvent:
+class ActionEvent(NamedTuple):
     """One betting action. ``to`` is the seat's bet total this round after it; ``added`` the chips put in."""
 
     round: int
@@ -22,37 +31,75 @@ class ActionEvent:
     all_in: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class ShownHand:
-    """A hand revealed at showdown (step 12) and the quintet it plays (step 13)."""
+class ShownHand(NamedTuple):
+    """A hand revealed at showdown (step 12) and the quintet it plays (step 13).
+
+    The quintet is named only when someone asks (``quintet``, ``wilds``: ``best_quintet`` costs about
+    0.1 ms a hand and a tournament never reads it); ``board`` and ``wild_ranks`` are what it needs.
+    """
 
     hand_no: int
     seat: int
-    cards: tuple[str, ...]
-    quintet: tuple[str, ...] = ()
-    wilds: tuple[tuple[str, str], ...] = ()  # (wild card, the card it stands for)
+    cards: tuple[str, ...]  # the player's hand
     score: int = 0
     category: str = ""
-    description: str = ""
+    board: tuple[str, ...] = ()  # the shared cards it played with
+    wild_ranks: int = 0  # the ranks wild for this player (its Clubs)
+
+    @property
+    def quintet(self) -> tuple[str, ...]:
+        """The five cards it plays (wild cards as themselves; see ``wilds``)."""
+        return name_quintet(self.cards + self.board, self.wild_ranks)[0]
+
+    @property
+    def wilds(self) -> tuple[tuple[str, str], ...]:
+        """(wild card, the card it stands for) for each wild card in the quintet."""
+        return name_quintet(self.cards + self.board, self.wild_ranks)[1]
+
+    @property
+    def description(self) -> str:
+        return evaluator.describe(self.score)
 
 
-@dataclass(frozen=True, slots=True)
-class PotResult:
+_QUINTETS: dict[tuple[tuple[str, ...], int], tuple[tuple[str, ...], tuple[tuple[str, str], ...]]] = {}
+_QUINTETS_MAX = 4096
+_IDS = {name: card for card, name in enumerate(card_names(range(54)))}
+
+
+def name_quintet(cards: tuple[str, ...], wild_ranks: int) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """(quintet, wilds) of a shown hand, remembered for the last few thousand hands asked about."""
+    key = (cards, wild_ranks)
+    named = _QUINTETS.get(key)
+    if named is None:
+        if len(_QUINTETS) >= _QUINTETS_MAX:
+            _QUINTETS.clear()
+        q = evaluator.best_quintet(np.array([_IDS[c] for c in cards], dtype=np.int8), wild_ranks)
+        named = _QUINTETS[key] = (q.cards, q.wilds)
+    return named
+
+
+class PotResult(NamedTuple):
     amount: int
     eligible: tuple[int, ...]
     winners: tuple[int, ...]
     shares: tuple[int, ...]  # chips each winner got, in the order of ``winners``
 
 
-@dataclass(frozen=True, slots=True)
-class StealEvent:
+class StealEvent(NamedTuple):
     seat: int
     diamond: str
     victim: int
     card: str
 
 
+_JSON_FIELDS: dict[type, tuple[str, ...]] = {
+    ShownHand: ("hand_no", "seat", "cards", "quintet", "wilds", "score", "category", "description")}
+"""What a record shows of a NamedTuple when it is not simply its fields (a shown hand: its names, as always)."""
+
+
 def _jsonable(value: Any) -> Any:
+    if isinstance(value, tuple) and hasattr(value, "_fields"):  # the records' NamedTuples
+        return {f: _jsonable(getattr(value, f)) for f in _JSON_FIELDS.get(type(value), value._fields)}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: _jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, tuple | list):
@@ -62,9 +109,11 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-@dataclass(frozen=True, slots=True)
-class HandRecord:
-    """Everything that happened in one hand. Cards are strings (``"As"``, ``"RJ"``); per-seat tuples."""
+class HandRecord(NamedTuple):
+    """Everything that happened in one hand. Cards are strings (``"As"``, ``"RJ"``); per-seat tuples.
+
+    A NamedTuple, like the events inside it: immutable, and cheap to make once a hand.
+    """
 
     hand_no: int
     dealer: int
@@ -103,11 +152,15 @@ class HandRecord:
             seen.update(dict.fromkeys(p.winners))
         return tuple(seen)
 
-    def public(self) -> HandRecord:
-        """The record as every player may see it: hole cards of unshown hands hidden (RULES.md 8)."""
+    def public(self, seat: int | None = None) -> HandRecord:
+        """The record as every player may see it: hole cards of unshown hands hidden (RULES.md 8).
+
+        A new record each call. With ``seat``, as that seat's bot is told it: only its own errors.
+        """
         shown = {s.seat for s in self.shown}
-        hole = tuple(h if seat in shown else None for seat, h in enumerate(self.hole))
-        return dataclasses.replace(self, hole=hole)
+        hole = tuple([h if s in shown else None for s, h in enumerate(self.hole)])
+        errors = self.errors if seat is None else tuple([e for e in self.errors if e[0] == seat])
+        return self._replace(hole=hole, errors=errors)
 
     def to_dict(self) -> dict[str, Any]:
         return _jsonable(self)
@@ -149,8 +202,8 @@ def format_hand(rec: HandRecord) -> str:
     if rec.treasures_before:
         out.append("   zones: " + _zones(rec.treasures_before))
     out.append(" 1 antes: " + ", ".join(f"seat {s} ${rec.antes[s]}" for s in order))
-    out.append(" 2 hole cards: " + "; ".join(
-        f"seat {s} [{' '.join(rec.hole[s]) if rec.hole[s] is not None else '? ?'}]" for s in order))
+    out.append(" 2 hole cards: " + "; ".join(f"seat {s} [{' '.join(h) if (h := rec.hole[s]) is not None else '? ?'}]"
+                                            for s in order))
     if rec.new_treasure:
         out.append(f" 3 New Treasure: {rec.new_treasure}")
     dealt = (0, 2, 4, 5)

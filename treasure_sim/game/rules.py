@@ -70,7 +70,7 @@ class RuleSet:
 
     @classmethod
     def fields(cls) -> tuple[str, ...]:
-        return tuple(f.name for f in dataclasses.fields(cls))
+        return _FIELDS
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RuleSet:
@@ -104,8 +104,18 @@ class RuleSet:
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
+    def copy(self) -> RuleSet:
+        """An equal RuleSet that is a separate object (each bot gets its own), made without validating again."""
+        twin = object.__new__(RuleSet)
+        for name in _FIELDS:
+            object.__setattr__(twin, name, object.__getattribute__(self, name))
+        return twin
+
     def replace(self, **changes: Any) -> RuleSet:
         unknown = sorted(set(changes) - set(self.fields()))
         if unknown:
             raise ValueError(f"unknown RuleSet field(s) {', '.join(unknown)}; known: {', '.join(self.fields())}")
         return dataclasses.replace(self, **changes)
+
+
+_FIELDS = tuple(f.name for f in dataclasses.fields(RuleSet))

@@ -69,6 +69,43 @@ def overrides(bot: Strategy, method: str) -> bool:
     return inspect.getattr_static(bot, method, None) is not Strategy.__dict__[method]
 
 
+_CLASS_ASKS: dict[type, frozenset[str]] = {}
+
+
+def asked_methods(bot: Strategy) -> frozenset[str]:
+    """The `SKIPPABLE` methods ``bot`` answers itself: its class's (found once per class), and any it set on
+    the instance."""
+    cls = type(bot)
+    asks = _CLASS_ASKS.get(cls)
+    if asks is None:
+        asks = _CLASS_ASKS[cls] = frozenset(m for m in SKIPPABLE if overrides(cls, m))  # type: ignore[arg-type]
+    try:
+        own = object.__getattribute__(bot, "__dict__")
+    except AttributeError:  # a bot with __slots__ only
+        return asks
+    if type(own) is dict and not own.keys().isdisjoint(SKIPPABLE):
+        return frozenset(m for m in SKIPPABLE if overrides(bot, m))
+    return asks
+
+
+_CLASS_OWN_LIMIT: dict[type, bool] = {}
+
+
+def _declares_own_limit(bot: Strategy) -> bool:
+    """Whether ``bot`` (its class, or the instance itself) sets ``enforces_own_timeout = True``, read statically."""
+    try:
+        own = object.__getattribute__(bot, "__dict__")
+    except AttributeError:
+        own = {}
+    if type(own) is dict and "enforces_own_timeout" in own:
+        return own["enforces_own_timeout"] is True
+    cls = type(bot)
+    declared = _CLASS_OWN_LIMIT.get(cls)
+    if declared is None:
+        declared = _CLASS_OWN_LIMIT[cls] = inspect.getattr_static(cls, "enforces_own_timeout", False) is True
+    return declared
+
+
 def _invoke(bot: Strategy, method: str, args: tuple) -> Any:
     return getattr(bot, method)(*args)
 
@@ -81,7 +118,7 @@ class Seat:
     """
 
     __slots__ = ("_alarm", "asks", "benched", "bot", "decisions", "errors", "index", "label", "limit",
-                 "max_timeouts", "own_limit", "seconds", "strict", "table", "timeouts")
+                 "max_timeouts", "own_limit", "plain", "seconds", "strict", "table", "timeouts", "votes")
 
     def __init__(self, index: int, bot: Strategy, table: Table, *, strict: bool = False,
                  limit: float | None = None, max_timeouts: int | None = 3) -> None:
@@ -96,7 +133,9 @@ class Seat:
         self.errors: list[str] = []
         self.timeouts = 0
         self.asks: frozenset[str] = frozenset()
+        self.votes = False  # "keep_playing" in asks: the bot votes before each hand
         self.benched = False
+        self.plain = limit is None  # no time limit and not benched: act is called inline
         self.own_limit = False
         self.label = type_name(bot)
         self._alarm = Alarm(limit) if limit is not None else None
@@ -107,6 +146,16 @@ class Seat:
     # ----- calling the bot -------------------------------------------------------------------------
     def _ask(self, method: str, *args: Any) -> Any:
         """A decision: counted and timed; ``_FAILED`` (the error recorded) if the bot failed or is benched."""
+        if self.plain:  # no time limit: the call inlined
+            self.decisions += 1
+            start = perf_counter()
+            try:
+                answer = getattr(self.bot, method)(*args)
+            except (Exception, SystemExit) as err:
+                self.error(f"{method} raised {describe_exception(err)}", err)
+                answer = _FAILED
+            self.seconds += perf_counter() - start
+            return answer
         if self.benched:
             return _FAILED
         self.decisions += 1
@@ -151,7 +200,7 @@ class Seat:
         self.timeouts += 1
         message = f"{method} timed out after {limit:g} s"
         if self.max_timeouts is not None and self.timeouts >= self.max_timeouts:
-            self.benched = True
+            self.benched, self.plain = True, False
             message += f" ({self.timeouts} timeouts: not asked again this game)"
         self.error(message, DecisionTimeout())
 
@@ -178,17 +227,18 @@ class Seat:
         If it fails, the bot is benched for the game (every decision of its seat is the default).
         """
         try:
-            self.own_limit = inspect.getattr_static(self.bot, "enforces_own_timeout", False) is True
+            self.own_limit = self.limit is not None and _declares_own_limit(self.bot)
             if self.own_limit and self.limit is not None:
                 object.__setattr__(self.bot, "decision_timeout", self.limit)
         except Exception as err:
             self.error(f"setup could not give the bot its time limit ({describe_exception(err)})", err)
         limit = None if self.limit is None else self.limit * SETUP_TIME_FACTOR
         if self._call("setup", (self.index, n_players, rules, rng), limit) is _FAILED:
-            self.benched = True
+            self.benched, self.plain = True, False
             return
         self.label = self._describe_bot()
-        self.asks = frozenset(m for m in SKIPPABLE if overrides(self.bot, m))  # after setup: it may add methods
+        self.asks = asked_methods(self.bot)  # after setup: it may add methods
+        self.votes = "keep_playing" in self.asks
 
     def _describe_bot(self) -> str:
         """The bot's repr for records, if it gives a plain one-line string in time; else its class name."""
@@ -205,11 +255,27 @@ class Seat:
         An illegal answer is recorded and the seat checks if that is free, else folds. A call of
         nothing is a check.
         """
-        answer = self._ask("act", obs)
+        answer: Any
+        if self.plain:  # the common case, inlined: count, time, call
+            self.decisions += 1
+            start = perf_counter()
+            try:
+                answer = self.bot.act(obs)
+            except (Exception, SystemExit) as err:
+                self.error(f"act raised {describe_exception(err)}", err)
+                answer = _FAILED
+            self.seconds += perf_counter() - start
+        else:
+            answer = self._ask("act", obs)
         if type(answer) is Action:  # our own class: its slots can be read directly, once
             kind, amount = answer.kind, answer.amount
-            if kind is CALL or (kind is CHECK and not lim.to_call):  # the common case, fast (interned names)
-                return (CALL, my_bet + lim.to_call) if lim.to_call else (CHECK, my_bet)
+            to_call = lim[0]
+            if kind is CALL or (kind is CHECK and not to_call):  # the common cases, fast (interned names)
+                return (CALL, my_bet + to_call) if to_call else (CHECK, my_bet)
+            if kind is FOLD:
+                return FOLD, my_bet
+            if kind is RAISE and type(amount) is int and lim[1] <= amount <= lim[2] and lim[2]:
+                return RAISE, amount
             if type(kind) is not str or kind not in _KINDS:
                 return self._refuse_action(f"act: unknown action kind {safe_repr(kind)}", lim, my_bet)
         elif answer is _FAILED:
@@ -269,16 +335,16 @@ class Seat:
             self.error(f"choose_joker_treasure returned {safe_repr(choice)}, not one of its options")
         return default
 
-    def steal(self, look: Callable[[], Observation],
-              options: Sequence[tuple[int, int, int]]) -> tuple[int, int, int] | None:
+    def steal(self, look: Callable[[], Observation], options: tuple[Steal, ...]) -> tuple[int, int, int] | None:
         """Step 16: one of ``options`` as (diamond, victim, card), or None to stop (also on any error).
 
-        The bot is handed fresh `Steal` copies of the options; its answer's fields are read once and
-        looked up in the engine's own ``options``, so changing what it was handed changes nothing.
+        The options are immutable `Steal` tuples made for this question, so the bot may be handed the
+        engine's own: nothing it does can change them. Its answer's fields are read once, as exact
+        ints, and looked up among them.
         """
         if "steal" not in self.asks:
             return None
-        choice = self._ask("steal", look(), tuple([Steal(*o) for o in options]))
+        choice = self._ask("steal", look(), options)
         if choice is None or choice is _FAILED:
             return None
         try:
@@ -291,13 +357,22 @@ class Seat:
             return None
         return wanted
 
-    def keep_playing(self, look: Callable[[], Observation]) -> bool:
-        """Before a hand: go on? A bot that does not answer properly goes on."""
-        if "keep_playing" not in self.asks:
+    def keep_playing(self, obs: Observation) -> bool:
+        """Before a hand: go on? A bot that does not answer properly goes on. (The engine asks only bots that
+        answer it themselves: see ``votes``.)"""
+        if not self.votes:
             return True
-        return self._yes_no("keep_playing", look(), True)
+        answer = self._ask("keep_playing", obs)
+        if answer is True or answer is False:  # the common case first
+            return answer
+        yes = read_bool(answer)
+        if yes is not None:
+            return yes
+        if answer is not _FAILED:
+            self.error(f"keep_playing returned {safe_repr(answer)}, not True or False")
+        return True
 
-    def on_hand_end(self, public: Callable[[], HandRecord]) -> None:
+    def on_hand_end(self, record: HandRecord) -> None:
         """Tell the bot the hand's public record, a copy of its own (being told is not a decision: not counted)."""
         if "on_hand_end" in self.asks:
-            self._tell("on_hand_end", public())
+            self._tell("on_hand_end", record.public(self.index))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bisect import insort
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -15,6 +16,8 @@ NAMES = tuple(format_card(c) for c in range(54))
 """Card names by id, for records built on the hot path (``NAMES[c]`` beats ``format_card``)."""
 
 _new_observation = tuple.__new__  # Observation(*values) checks arity; the engine builds them in field order
+_new_event = tuple.__new__  # the same for ActionEvent
+_VALUES = {ace: tuple(value_of(c, ace) for c in range(52)) for ace in (1, 14)}
 
 
 def names(cards: Sequence[int]) -> tuple[str, ...]:
@@ -29,19 +32,22 @@ class DeckEmpty(Exception):
 class Table:
     """What lasts between hands: stacks, Treasure Zones, the deck, the button, who is out.
 
-    The deck and the zones change only through the methods here, so every card stays accounted for
-    and the zones' snapshot (:meth:`zones`) is rebuilt exactly when a zone changed.
+    The deck and the zones change only through the methods here, so every card stays accounted for.
+    The zones are read far more often than they change (every observation shows them), so each change
+    rebuilds their snapshots at once: ``zone_tuples`` (for bots), ``zone_names`` (for records) and
+    ``wilds`` (each seat's Clubs ranks).
     """
 
-    __slots__ = ("_deck", "_zones", "_zones_version", "bot_rules", "dealer", "full_deck", "hand_no", "money", "n",
-                 "out", "rules", "showdowns", "treasures", "values", "zones_version")
+    __slots__ = ("_after", "_deck", "_names", "_outside", "_tuples", "_wilds", "bot_rules", "dealer", "full_deck",
+                 "hand_no", "money", "n", "nobody", "orders", "out", "rules", "showdowns", "suits_held", "treasures",
+                 "values", "wilds", "zone_names", "zone_tuples")
 
     def __init__(self, n: int, rules: RuleSet, full_deck: tuple[int, ...], money: list[int],
                  treasures: list[list[int]], dealer: int) -> None:
         self.n = n
         self.rules = rules
         # each seat's own copy of the rules, handed to its bot (setup, observations); never read by the engine
-        self.bot_rules = tuple(rules.replace() for _ in range(n))
+        self.bot_rules = tuple(rules.copy() for _ in range(n))
         self.full_deck = full_deck
         self.money = money
         self.treasures = treasures  # read freely; changed only by add_treasure / remove_treasure
@@ -50,10 +56,20 @@ class Table:
         self.hand_no = 0
         self._deck: list[int] = []  # the top of the deck is the END of the list
         self.showdowns: tuple[ShownHand, ...] = ()
-        self.values = tuple(value_of(c, rules.ace_value) for c in range(52))  # Diamonds steal values
-        self.zones_version = 0  # bumped whenever a zone changes, to refresh cached snapshots
-        self._zones: tuple[tuple[int, ...], ...] = ()
-        self._zones_version = -1
+        self.values = _VALUES[rules.ace_value]  # Diamonds steal values
+        self.nobody: tuple[None, ...] = (None,) * n  # a per-seat tuple of nothing (no hand revealed)
+        self.orders = tuple(tuple((d + 1 + i) % n for i in range(n)) for d in range(n))  # turn order by dealer
+        self._after: dict[tuple[int, ...], dict[int, list[int]]] = {}
+        held = {c for z in treasures for c in z}
+        self._outside = [c for c in full_deck if c not in held]  # the cards in no zone, in id order
+        self.suits_held = [0] * n  # per seat, a bit (1 << suit) for each suit among its Treasures
+        self._tuples: list[tuple[int, ...]] = [()] * n
+        self._names: list[tuple[str, ...]] = [()] * n
+        self._wilds = [0] * n
+        self.zone_tuples: tuple[tuple[int, ...], ...] = ()
+        self.zone_names: tuple[tuple[str, ...], ...] = ()
+        self.wilds: tuple[int, ...] = ()
+        self._zones_changed(*range(n))
 
     # ----- the deck ----------------------------------------------------------------------------------
     @property
@@ -76,81 +92,123 @@ class Table:
 
     def reshuffle(self, rng: np.random.Generator, stacked: Sequence[int] = ()) -> None:
         """Step 17: every card not in a Treasure Zone back into the deck, shuffled; ``stacked`` on top."""
-        held = {c for z in self.treasures for c in z}
-        held.update(stacked)
-        rest = [c for c in self.full_deck if c not in held]
+        if stacked:
+            held = {c for z in self.treasures for c in z}
+            held.update(stacked)
+            rest = [c for c in self.full_deck if c not in held]
+            rng.shuffle(rest)
+            self._deck = rest + list(stacked)[::-1]
+            return
+        self._deck = rest = self._outside.copy()  # the same cards in the same order as filtering the full deck
         rng.shuffle(rest)
-        self._deck = rest + list(stacked)[::-1]
 
     # ----- the Treasure Zones ------------------------------------------------------------------------
     def add_treasure(self, seat: int, card: int) -> None:
         self.treasures[seat].append(card)
-        self.zones_version += 1
+        self._outside.remove(card)
+        self._zones_changed(seat)
 
     def remove_treasure(self, seat: int, card: int) -> None:
         self.treasures[seat].remove(card)
-        self.zones_version += 1
+        insort(self._outside, card)
+        self._zones_changed(seat)
+
+    def steal(self, thief: int, diamond: int, victim: int, card: int) -> None:
+        """Step 16: ``thief``'s Diamond to the bottom of the deck, ``card`` from ``victim``'s zone to its own."""
+        self.treasures[thief].remove(diamond)
+        insort(self._outside, diamond)
+        self.put_under(diamond)
+        self.treasures[victim].remove(card)
+        self.treasures[thief].append(card)
+        self._zones_changed(thief, victim)
+
+    def _zones_changed(self, *seats: int) -> None:
+        clubs = self.rules.clubs
+        for seat in seats:
+            zone = self.treasures[seat]
+            self._tuples[seat] = tuple(zone)
+            self._names[seat] = tuple([NAMES[c] for c in zone])
+            wild = suits = 0
+            for c in zone:
+                suit = SUIT[c]
+                suits |= 1 << suit
+                if suit == CLUBS:
+                    wild |= RANK_BIT[c]
+            self._wilds[seat] = wild if clubs else 0
+            self.suits_held[seat] = suits
+        self.zone_tuples, self.zone_names, self.wilds = tuple(self._tuples), tuple(self._names), tuple(self._wilds)
 
     def zones(self) -> tuple[tuple[int, ...], ...]:
-        """The Treasure Zones as tuples, rebuilt only when a zone has changed."""
-        if self._zones_version != self.zones_version:
-            self._zones = tuple([tuple(z) for z in self.treasures])
-            self._zones_version = self.zones_version
-        return self._zones
+        """The Treasure Zones as tuples."""
+        return self.zone_tuples
 
     def zone_suit(self, seat: int, suit: int) -> list[int]:
         """``seat``'s Treasures of one suit (zones never hold a Joker)."""
+        if not self.suits_held[seat] >> suit & 1:
+            return []
         return [c for c in self.treasures[seat] if SUIT[c] == suit]
+
+    def after(self, order: list[int]) -> dict[int, list[int]]:
+        """Per seat of ``order`` (a hand's turn order), everyone else in it, from the next seat round (kept)."""
+        key = tuple(order)
+        rotations = self._after.get(key)
+        if rotations is None:
+            rotations = self._after[key] = {s: order[k + 1:] + order[:k] for k, s in enumerate(order)}
+        return rotations
 
     def turn_order(self, dealer: int) -> list[int]:
         """Every seat, starting left of the dealer and going round once."""
-        return [(dealer + 1 + i) % self.n for i in range(self.n)]
+        return list(self.orders[dealer])
 
     def wild_mask(self, seat: int) -> int:
         """Ranks wild for ``seat``: one bit per Clubs Treasure in its zone (when Clubs are on)."""
-        if not self.rules.clubs:
-            return 0
-        mask = 0
-        for c in self.treasures[seat]:
-            if SUIT[c] == CLUBS:
-                mask |= RANK_BIT[c]
-        return mask
+        return self.wilds[seat]
 
     def zones_as_names(self) -> tuple[tuple[str, ...], ...]:
-        return tuple([names(z) for z in self.treasures])
+        return self.zone_names
 
 
 class Hand:
     """One hand in progress. Per-seat lists are indexed by seat.
 
     Cards reach a hand only through :meth:`deal_hole`, :meth:`deal_shared`, :meth:`move_spade` and
-    :meth:`draw_heart`, chips only through :meth:`commit`, so the record agrees with the table.
+    :meth:`draw_heart`; chips only through :meth:`pay_antes`, :meth:`bet`, :meth:`give_back` and
+    :meth:`pay`; actions only through :meth:`bet` and :meth:`fold`; so the record agrees with the table.
+    Each seat's hand, the shared cards and the actions are kept as tuples, ready to be shown to a bot
+    without a copy.
     """
 
-    __slots__ = ("actions", "bets", "committed", "drawn", "errors_before", "folded", "hands", "hole", "in_hand",
-                 "last_folder", "new_treasure", "order", "pots", "ran_out", "returned", "round", "shared", "shown",
-                 "spades_moved", "start_money", "steals", "taken", "void", "zones_before")
+    __slots__ = ("_view", "actions", "all_in", "bets", "committed", "drawn", "errors_before", "folded", "hands",
+                 "hole", "in_hand", "last_folder", "live", "new_treasure", "order", "pot", "pots", "ran_out",
+                 "returned", "revealed", "round", "shared", "shown", "spades_moved", "start_money", "steals", "taken",
+                 "void", "zones_before")
 
-    def __init__(self, table: Table) -> None:
+    def __init__(self, table: Table, errors_before: list[int] | None = None) -> None:
         n = table.n
-        self.in_hand = tuple([not o for o in table.out])
-        self.order = [s for s in table.turn_order(table.dealer) if self.in_hand[s]]
-        self.hands: list[list[int]] = [[] for _ in range(n)]
-        self.hole: list[tuple[int, ...]] = [() for _ in range(n)]
-        self.shared: list[int] = []
+        out, money = table.out, table.money
+        self.in_hand = tuple([not o for o in out])
+        self.order = [s for s in table.orders[table.dealer] if not out[s]]
+        self.hands: list[tuple[int, ...]] = [()] * n
+        self.hole: list[tuple[int, ...]] = [()] * n
+        self.shared: tuple[int, ...] = ()
         self.new_treasure: int | None = None
         self.bets = [0] * n
         self.committed = [0] * n
+        self.pot = 0  # every chip committed this hand
         self.folded = [False] * n
+        self.all_in = [not out[s] and not money[s] for s in range(n)]  # dealt in, not folded, nothing behind
         self.last_folder: int | None = None
-        self.actions: list[ActionEvent] = []
+        self.live = len(self.order)  # seats dealt in and not folded
+        self.actions: tuple[ActionEvent, ...] = ()
         self.round = 0
-        self.spades_moved: list[tuple[int, ...]] = [() for _ in range(n)]
-        self.drawn: list[list[int]] = [[] for _ in range(n)]
+        self.spades_moved: list[tuple[int, ...]] = [()] * n
+        self.drawn: list[tuple[int, ...]] = [()] * n
+        self.revealed = False  # step 12 has begun: the hands still in are face up
+        self._view: tuple | None = None  # the chips and folds as tuples for bots; None when they changed
         # the outcome, filled in as the steps go, for the record
-        self.start_money: list[int] = []
-        self.zones_before: tuple[tuple[str, ...], ...] = ()
-        self.errors_before: list[int] = []
+        self.start_money = list(money)
+        self.zones_before = table.zone_names
+        self.errors_before = errors_before or [0] * n  # how many errors each bot had made before the hand
         self.returned: tuple[int, int] | None = None
         self.pots: list[PotResult] = []
         self.shown: list[ShownHand] = []
@@ -162,15 +220,20 @@ class Hand:
         """Seats still in the hand, in turn order."""
         return [s for s in self.order if not self.folded[s]]
 
+    def revealed_hands(self, table: Table) -> tuple[tuple[int, ...] | None, ...]:
+        """Per seat, its hand if revealed (step 12 on, still in), else None."""
+        if not self.revealed:
+            return table.nobody
+        return tuple([self.hands[s] if self.in_hand[s] and not self.folded[s] else None for s in range(table.n)])
+
     # ----- cards -------------------------------------------------------------------------------------
     def deal_hole(self, table: Table) -> None:
         """Step 2: two cards each, one at a time in turn order."""
-        draw = table.draw
-        for _ in range(2):
-            for s in self.order:
-                self.hands[s].append(draw())
-        for s in self.order:
-            self.hole[s] = tuple(self.hands[s])
+        draw, hands = table.draw, self.hands
+        first = [draw() for _ in self.order]
+        for s, card in zip(self.order, first, strict=True):
+            hands[s] = (card, draw())  # the second round of the deal
+        self.hole = list(hands)
 
     def deal_new_treasure(self, table: Table) -> None:
         """Step 3: the New Treasure, face up."""
@@ -178,62 +241,113 @@ class Hand:
 
     def deal_shared(self, table: Table, count: int) -> None:
         """Steps 5, 7, 9: ``count`` shared cards."""
-        self.shared.extend(table.draw() for _ in range(count))
+        for _ in range(count):  # one at a time: if the deck runs out, the record shows what was dealt
+            self.shared += (table.draw(),)
 
     def move_spade(self, table: Table, seat: int, card: int) -> None:
         """Step 11: a Spades Treasure from ``seat``'s zone to its hand (an ordinary card from now on)."""
         table.remove_treasure(seat, card)
-        self.hands[seat].append(card)
+        self.hands[seat] += (card,)
         self.spades_moved[seat] += (card,)
 
     def draw_heart(self, table: Table, seat: int) -> int:
         """Step 12: one Hearts draw into ``seat``'s hand; `DeckEmpty` if the deck is out."""
         card = table.draw()
-        self.hands[seat].append(card)
-        self.drawn[seat].append(card)
+        self.hands[seat] += (card,)
+        self.drawn[seat] += (card,)
         return card
 
-    # ----- chips -------------------------------------------------------------------------------------
-    def commit(self, table: Table, seat: int, chips: int) -> None:
-        """``seat`` puts ``chips`` from its stack into this hand (an ante, a bet, a call)."""
-        table.money[seat] -= chips
-        self.committed[seat] += chips
+    # ----- chips and actions -------------------------------------------------------------------------
+    # Every change of a stack, a bet, a commitment or a fold goes through here and drops ``_view``.
+    def view(self, table: Table) -> tuple:
+        """(money, bets, committed, folded, all_in) as tuples for an observation; rebuilt only after a change."""
+        view = self._view
+        if view is None:
+            view = self._view = (tuple(table.money), tuple(self.bets), tuple(self.committed), tuple(self.folded),
+                                 tuple(self.all_in))
+        return view
+
+    def start_round(self, rnd: int) -> None:
+        """A betting round begins: nobody has bet in it yet."""
+        self.round = rnd
+        self.bets = [0] * len(self.bets)
+        self._view = None
+
+    def pay_antes(self, table: Table) -> None:
+        """Step 1: everyone dealt in pays the ante."""
+        money, committed, all_in, ante = table.money, self.committed, self.all_in, table.rules.ante
+        for seat in self.order:
+            money[seat] -= ante
+            committed[seat] += ante
+            all_in[seat] = not money[seat]
+        self.pot += ante * len(self.order)
+        self._view = None
+
+    def bet(self, table: Table, rnd: int, seat: int, kind: str, to: int) -> None:
+        """A check, call or raise in round ``rnd`` that brings ``seat``'s bet this round ``to`` a total."""
+        money = table.money
+        added = to - self.bets[seat]
+        if added:  # a check changes no chips
+            money[seat] -= added
+            self.committed[seat] += added
+            self.pot += added
+            self.bets[seat] = to
+            self.all_in[seat] = not money[seat]
+            self._view = None
+        self.actions += (_new_event(ActionEvent, (rnd, seat, kind, to, added, not money[seat])),)
+
+    def fold(self, rnd: int, seat: int) -> None:
+        """``seat`` folds in round ``rnd``: out of the hand, and the last folder so far."""
+        self.folded[seat] = True
+        self.last_folder = seat
+        self.live -= 1
+        self._view = None
+        self.actions += (_new_event(ActionEvent, (rnd, seat, "fold", self.bets[seat], 0, False)),)
 
     def give_back(self, table: Table, seat: int, chips: int) -> None:
         """Chips committed by ``seat`` go back to its stack (an uncalled bet, a void hand)."""
         self.committed[seat] -= chips
+        self.pot -= chips
         table.money[seat] += chips
+        self.all_in[seat] = not table.money[seat] and not self.folded[seat]
+        self._view = None
+
+    def pay(self, table: Table, seat: int, chips: int) -> None:
+        """``seat`` wins ``chips`` from the pots."""
+        table.money[seat] += chips
+        self._view = None
 
     # ----- the record --------------------------------------------------------------------------------
     def record(self, t: Table, errors: Sequence[Sequence[str]]) -> HandRecord:
         """The hand's record (cards as names), with the errors bots made since it began."""
         n = t.n
-        return HandRecord(
-            hand_no=t.hand_no,
-            dealer=t.dealer,
-            in_hand=self.in_hand,
-            antes=tuple([t.rules.ante if self.in_hand[s] else 0 for s in range(n)]),
-            hole=tuple([names(c) for c in self.hole]),
-            new_treasure=NAMES[self.new_treasure] if self.new_treasure is not None else None,
-            actions=tuple(self.actions),
-            shared=names(self.shared),
-            folded=tuple(self.folded),
-            last_folder=self.last_folder,
-            treasure_taken=NAMES[self.taken] if self.taken is not None else None,
-            spades_moved=tuple([names(m) for m in self.spades_moved]),
-            drawn=tuple([names(d) for d in self.drawn]),
-            shown=tuple(self.shown),
-            pots=tuple(self.pots),
-            returned=self.returned,
-            payouts=tuple([t.money[s] - self.start_money[s] for s in range(n)]),
-            steals=tuple(self.steals),
-            treasures_after=t.zones_as_names(),
-            money_after=tuple(t.money),
-            deck_size_after=t.deck_size,
-            void=self.void,
-            deck_ran_out=self.ran_out,
-            errors=tuple([(s, e) for s in range(n) for e in errors[s][self.errors_before[s]:]]),
-            treasures_before=self.zones_before,
+        start, money, before, in_hand, ante = self.start_money, t.money, self.errors_before, self.in_hand, t.rules.ante
+        return HandRecord(  # positionally, in field order: one per hand
+            t.hand_no,
+            t.dealer,
+            in_hand,
+            tuple([ante if dealt else 0 for dealt in in_hand]),
+            tuple([tuple([NAMES[c] for c in hole]) if hole else () for hole in self.hole]),
+            NAMES[self.new_treasure] if self.new_treasure is not None else None,
+            self.actions,
+            names(self.shared),
+            tuple(self.folded),
+            self.last_folder,
+            NAMES[self.taken] if self.taken is not None else None,
+            tuple([names(m) if m else () for m in self.spades_moved]),
+            tuple([names(d) if d else () for d in self.drawn]),
+            tuple(self.shown),
+            tuple(self.pots),
+            self.returned,
+            tuple([money[s] - start[s] for s in range(n)]),
+            tuple(self.steals),
+            t.zone_names,
+            tuple(money),
+            len(t._deck),
+            self.void,
+            self.ran_out,
+            tuple([(s, e) for s in range(n) if len(errors[s]) > before[s] for e in errors[s][before[s]:]]),
+            self.zones_before,
         )
 
 
@@ -241,41 +355,56 @@ def observe(table: Table, hand: Hand, seat: int, phase: str, to_call: int = 0, m
             max_raise_to: int = 0, legal: tuple[str, ...] = ()) -> Observation:
     """A snapshot for ``seat``: only what RULES.md section 8 allows, sharing nothing mutable.
 
-    Built positionally in ``Observation`` field order: one is made per decision, so it is hot.
+    Built positionally in ``Observation`` field order: one is made per decision, so it is hot. Every
+    field is an immutable value; the per-seat tuples are rebuilt from the hand's lists.
     """
-    money = table.money
-    folded = hand.folded
-    in_hand = hand.in_hand
-    committed = hand.committed
+    money, bets, committed, folded, all_in = hand._view or hand.view(table)
     return _new_observation(Observation, (
         phase,
         seat,
         table.n,
         table.hand_no,
         table.dealer,
-        tuple(hand.hands[seat]),
-        tuple(hand.shared),
+        hand.hands[seat],
+        hand.shared,
         hand.new_treasure,
-        table.zones(),
-        tuple(money),
-        tuple(hand.bets),
-        tuple(committed),
-        sum(committed),
-        tuple(folded),
-        in_hand,
-        tuple([in_hand[s] and not folded[s] and not money[s] for s in range(table.n)]),
-        table.deck_size,
+        table.zone_tuples,
+        money,
+        bets,
+        committed,
+        hand.pot,
+        folded,
+        hand.in_hand,
+        all_in,
+        len(table._deck),
         hand.round,
         to_call,
         min_raise_to,
         max_raise_to,
         legal,
-        tuple(hand.actions),
+        hand.actions,
         hand.last_folder,
-        table.wild_mask(seat),
+        table.wilds[seat],
         table.showdowns,
+        hand.revealed_hands(table) if hand.revealed else table.nobody,
         table.bot_rules[seat],
     ))
+
+
+def observe_between(table: Table, voters: Sequence[int]) -> list[Observation]:
+    """Before a hand (the vote to go on): what each of ``voters`` sees, no hand in progress."""
+    n = table.n
+    in_hand = tuple([not o for o in table.out])
+    zeros = (0,) * n
+    money = tuple(table.money)
+    base = ["keep_playing", 0, n, table.hand_no, table.dealer, (), (), None, table.zone_tuples, money, zeros,
+            zeros, 0, (False,) * n, in_hand, tuple([in_hand[s] and not money[s] for s in range(n)]),
+            len(table._deck), 0, 0, 0, 0, (), (), None, 0, table.showdowns, table.nobody, None]
+    views = []
+    for seat in voters:
+        base[1], base[24], base[27] = seat, table.wilds[seat], table.bot_rules[seat]
+        views.append(_new_observation(Observation, base))
+    return views
 
 
 # ----- scenario set-up (Game's deck=, treasures=, money= arguments) ---------------------------------------

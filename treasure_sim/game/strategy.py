@@ -49,9 +49,11 @@ class Action:
 _FOLD, _CHECK, _CALL = Action(FOLD), Action(CHECK), Action(CALL)
 
 
-@dataclass(frozen=True, slots=True)
-class Steal:
-    """A Diamonds steal: spend my Diamonds Treasure ``diamond``, take ``card`` from seat ``victim``'s zone."""
+class Steal(NamedTuple):
+    """A Diamonds steal: spend my Diamonds Treasure ``diamond``, take ``card`` from seat ``victim``'s zone.
+
+    A NamedTuple: nothing, not even ``object.__setattr__``, can change one once made.
+    """
 
     diamond: int
     victim: int
@@ -63,7 +65,10 @@ class Observation(NamedTuple):
 
     A NamedTuple rather than a dataclass because the engine builds one per decision: tuples of ints
     are cheap to make, cannot be mutated, and share nothing with the engine's state.
-    Per-seat fields are tuples indexed by seat number.
+    Per-seat fields are tuples indexed by seat number. ``revealed``: hands are revealed at the start
+    of step 12 (RULES.md 6), so from then on (Hearts draws, the Joker Treasure, steals) it holds the
+    hand of every seat still in — hole cards, Spades moved, cards drawn with Hearts so far — and
+    None for the others; before step 12 every entry is None.
     """
 
     phase: str  # "bet", "spades", "hearts", "joker_treasure", "steal" or "keep_playing"
@@ -92,7 +97,8 @@ class Observation(NamedTuple):
     last_folder: int | None
     wild_ranks: int  # 13-bit mask of ranks wild for me (my Clubs Treasures)
     showdowns: tuple[ShownHand, ...]  # hands shown at earlier showdowns this game
-    rules: RuleSet
+    revealed: tuple[tuple[int, ...] | None, ...]  # from step 12 on, the hand of every seat still in, else None
+    rules: RuleSet  # this bot's own copy
 
     @property
     def my_treasures(self) -> tuple[int, ...]:

@@ -21,6 +21,7 @@ trust, run each in another process behind a proxy that enforces its own limit
 
 from __future__ import annotations
 
+import dis
 import signal
 import sys
 import threading
@@ -29,6 +30,7 @@ from time import monotonic
 from types import FrameType
 from typing import Any
 
+_PUSH_EXC_INFO = dis.opmap.get("PUSH_EXC_INFO", -1)
 REPEAT = 0.05  # seconds between further interruptions of a bot that swallowed the first one
 _HAS_ALARM = hasattr(signal, "SIGALRM") and hasattr(signal, "setitimer")
 
@@ -109,7 +111,9 @@ class Alarm:
     def _trace(self, frame: FrameType, event: str, arg: Any) -> Callable[..., Any] | None:
         if not self._in_call:
             return None
-        if event == "opcode" or event == "line":
+        # not at the very start of a handler: raising before it has saved the exception it caught would
+        # unbalance the interpreter's stack of exceptions being handled (the next opcode is fine)
+        if (event == "opcode" or event == "line") and frame.f_code.co_code[frame.f_lasti] != _PUSH_EXC_INFO:
             raise DecisionTimeout
         frame.f_trace_opcodes = True  # a call, an exception arriving, a return: keep watching
         return self._trace
