@@ -71,7 +71,12 @@ def options_to_json(method: str, options: tuple) -> list[Any]:
 
 
 def record_to_json(record: HandRecord) -> dict[str, Any]:
-    return record.to_dict()
+    """The record as ``HandRecord.to_dict`` writes it (shown hands with their quintets named), plus each shown
+    hand's board and wild ranks, so that the Python host rebuilds exactly the record an in-process bot gets."""
+    data = record.to_dict()
+    for shown, out in zip(record.shown, data["shown"], strict=True):
+        out.update(board=list(shown.board), wild_ranks=shown.wild_ranks)
+    return data
 
 
 def message(method: str, ident: int, **fields: Any) -> dict[str, Any]:
@@ -157,8 +162,15 @@ def _tuples(value: Any) -> Any:
     return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
 
 
+def _fields(cls: type) -> tuple[str, ...]:
+    """The constructor fields of a record type (a NamedTuple or a dataclass)."""
+    if hasattr(cls, "_fields"):
+        return cls._fields
+    return tuple(f.name for f in dataclasses.fields(cls) if f.init)
+
+
 def _record(cls: type, data: dict[str, Any]) -> Any:
-    names = {f.name for f in dataclasses.fields(cls) if f.init}
+    names = _fields(cls)
     return cls(**{k: _tuples(v) for k, v in data.items() if k in names})
 
 
@@ -166,11 +178,10 @@ def hand_record_from_json(data: dict[str, Any]) -> HandRecord:
     """A hand record as a bot in-process would have been told it (``on_hand_end``)."""
     nested = {"actions": ActionEvent, "shown": ShownHand, "pots": PotResult, "steals": StealEvent}
     fields: dict[str, Any] = {}
-    for f in dataclasses.fields(HandRecord):
-        if f.name in data:
-            value = data[f.name]
-            fields[f.name] = (tuple(_record(nested[f.name], v) for v in value) if f.name in nested
-                              else _tuples(value))
+    for name in _fields(HandRecord):
+        if name in data:
+            value = data[name]
+            fields[name] = tuple(_record(nested[name], v) for v in value) if name in nested else _tuples(value)
     return HandRecord(**fields)
 
 
