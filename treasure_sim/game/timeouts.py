@@ -39,9 +39,48 @@ class DecisionTimeout(BaseException):
     """A bot ran past its decision time (raised inside the bot, or by a bot proxy that enforces its own)."""
 
 
+_MAIN_THREAD = threading.main_thread().ident
+
+
 def alarm_usable() -> bool:
     """Whether :class:`Alarm` can interrupt here: SIGALRM exists and this is the main thread."""
-    return _HAS_ALARM and threading.current_thread() is threading.main_thread()
+    return _HAS_ALARM and threading.get_ident() == _MAIN_THREAD
+
+
+_ACTIVE: list[Alarm] = []  # the alarm of the call in progress (main thread only)
+_OUTER: list[Any] = []  # the SIGALRM handlers that open AlarmScopes replaced, innermost last
+
+
+def _dispatch(signum: int, frame: FrameType | None) -> None:
+    """The SIGALRM handler: the alarm of the call in progress fires; between calls, the previous handler does."""
+    if _ACTIVE:
+        _ACTIVE[-1]._fire(signum, frame)
+        return
+    previous = _OUTER[-1] if _OUTER else None
+    if callable(previous) and previous is not _dispatch:
+        previous(signum, frame)
+    # else no Python handler was there: ignore it (a late alarm of ours must never end the process)
+
+
+class AlarmScope:
+    """Keeps the alarms' SIGALRM handler installed for a stretch of calls (a hand), instead of installing and
+    restoring it around each call (``signal.signal`` costs microseconds, as much as a decision of the engine).
+    The previous handler is restored when the scope ends, and serves any SIGALRM between calls meanwhile;
+    someone else's timer is set aside during each call and given back what is left of it after.
+    Does nothing off the main thread.
+    """
+
+    __slots__ = ("_installed",)
+
+    def __enter__(self) -> AlarmScope:
+        self._installed = alarm_usable() and signal.getsignal(signal.SIGALRM) is not _dispatch  # not nested
+        if self._installed:
+            _OUTER.append(signal.signal(signal.SIGALRM, _dispatch))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._installed:
+            signal.signal(signal.SIGALRM, _OUTER.pop())
 
 
 class Alarm:
@@ -65,16 +104,25 @@ class Alarm:
         """
         self.fired = 0
         self._adapter = sys._getframe()
-        previous = signal.signal(signal.SIGALRM, self._fire)
-        started = monotonic()
+        scoped = bool(_OUTER)  # inside an AlarmScope, whose handler serves (unless a bot replaced it: put it back)
+        if scoped:
+            if signal.getsignal(signal.SIGALRM) is not _dispatch:
+                signal.signal(signal.SIGALRM, _dispatch)
+            previous = None
+        else:
+            previous = signal.signal(signal.SIGALRM, _dispatch)
+        _ACTIVE.append(self)
         prev_delay, prev_interval = signal.setitimer(signal.ITIMER_REAL, self.seconds, self.repeat)
+        started = monotonic() if prev_delay else 0.0
         self._in_call = True
         try:
             answer = fn(*args)
         finally:
             self._in_call = False  # first: from here on neither the handler nor the tracer raises
             signal.setitimer(signal.ITIMER_REAL, 0, 0)
-            signal.signal(signal.SIGALRM, previous)
+            _ACTIVE.pop()
+            if not scoped:
+                signal.signal(signal.SIGALRM, previous)
             if self._tracing:
                 sys.settrace(self._prev_trace)
                 self._tracing = False
