@@ -7,8 +7,10 @@ A `BaseException`, so ``except Exception`` in a bot does not catch it. A bot tha
 anyway is interrupted again every ``repeat`` seconds, and from the second interruption on the
 first line or opcode it runs (the body of the handler that caught it) raises it again, through a
 trace function, so ``while True: try: ... except BaseException: pass`` is unwound too. Whatever
-the bot does, an answer given after the limit is refused. The previous handler, timer and trace
-function are restored after each call.
+the bot does, an answer given after the limit is refused. The previous timer and trace function
+are restored after each call, the previous handler after each call or, inside an `AlarmScope`
+(the engine opens one per hand), when the scope ends; meanwhile it still serves any SIGALRM that
+arrives between calls.
 
 Limits (in-process enforcement is best effort against an adversary): code that never returns to
 the interpreter (a long C call such as ``sum(itertools.count())``) cannot be interrupted, nor can
