@@ -38,7 +38,7 @@ from .answers import (
 )
 from .betting import BetLimits, action_problem
 from .strategy import ACTION_KINDS, CALL, CHECK, FOLD, RAISE, Action, Observation, Steal, Strategy
-from .timeouts import Alarm, DecisionTimeout, alarm_usable
+from .timeouts import Alarm, DecisionTimeout, alarm_usable, ring_overdue
 
 if TYPE_CHECKING:
     from .history import HandRecord
@@ -170,6 +170,12 @@ class Seat:
 
     def _call(self, method: str, args: tuple, limit: float | None, start: float | None = None) -> Any:
         """Call the bot under ``limit`` seconds; its answer, or ``_FAILED`` with the error recorded."""
+        answer = self._call_bot(method, args, limit, start)
+        if limit is not None:
+            ring_overdue()
+        return answer
+
+    def _call_bot(self, method: str, args: tuple, limit: float | None, start: float | None) -> Any:
         if start is None:
             start = perf_counter()
         try:

@@ -50,6 +50,15 @@ def alarm_usable() -> bool:
 
 
 _ACTIVE: list[Alarm] = []  # the alarm of the call in progress (main thread only)
+_OVERDUE = [False]  # someone else's timer came due while a bot's call had set it aside
+
+
+def ring_overdue() -> None:
+    """Let someone else's timer that came due during a bot's call ring now, outside that call (so whatever
+    its handler raises is not taken for the bot's doing). Cheap when there is nothing to ring."""
+    if _OVERDUE[0]:
+        _OVERDUE[0] = False
+        signal.raise_signal(signal.SIGALRM)
 _OUTER: list[Any] = []  # the SIGALRM handlers that open AlarmScopes replaced, innermost last
 
 
@@ -130,7 +139,13 @@ class Alarm:
                 self._tracing = False
             self._adapter = None
             if prev_delay:  # someone else's timer was running: give it back what is left of it
-                signal.setitimer(signal.ITIMER_REAL, max(prev_delay - (monotonic() - started), 1e-3), prev_interval)
+                left = prev_delay - (monotonic() - started)
+                if left > 0:
+                    signal.setitimer(signal.ITIMER_REAL, left, prev_interval)
+                else:  # it came due meanwhile: it rings as soon as the bot's call is over (ring_overdue)
+                    _OVERDUE[0] = True
+                    if prev_interval:
+                        signal.setitimer(signal.ITIMER_REAL, prev_interval, prev_interval)
         if self.fired:
             raise DecisionTimeout  # it answered, but only after the limit
         return answer
