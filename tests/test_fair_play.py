@@ -354,6 +354,37 @@ def test_the_previous_alarm_handler_and_timer_are_restored():
         signal.signal(signal.SIGALRM, previous)
 
 
+@needs_alarm
+def test_someone_elses_alarm_still_rings_while_games_run_with_a_time_limit():
+    rang = []
+    previous = signal.signal(signal.SIGALRM, lambda *_: rang.append(1))
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.01, 0.01)  # a profiler's or a test runner's timer, say
+        for seed in range(3):
+            result = play_game([RandomBot() for _ in range(4)], RuleSet(max_hands=100), seed=seed, decision_timeout=5)
+            assert result.timeouts == (0, 0, 0, 0) and result.errors == ((),) * 4
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert rang  # served by its own handler between (and after) the bots' decisions
+
+
+class AlarmBreaker(ScriptedBot):
+    """Switches the alarm off, then takes too long: the answer is refused all the same (measured)."""
+
+    def act(self, obs):
+        signal.signal(signal.SIGALRM, signal.SIG_IGN)
+        time.sleep(0.3)
+        return super().act(obs)
+
+
+@needs_alarm
+def test_a_bot_that_switches_the_alarm_off_is_still_timed_and_the_next_bot_is_alarmed_again():
+    result = play_game([AlarmBreaker(), Sleeper(), ScriptedBot()], RuleSet(max_hands=2), decision_timeout=0.1)
+    assert result.timeouts[:2] == (3, 3) and result.errors[0][0] == "hand 1: act timed out after 0.1 s"
+    assert signal.getsignal(signal.SIGALRM) is signal.SIG_DFL
+
+
 class SlowSleeper(ScriptedBot):
     def act(self, obs):
         time.sleep(0.15)

@@ -33,6 +33,7 @@ from .state import (
     observe_between,
 )
 from .strategy import CALL, CHECK, FOLD, RAISE, Steal, Strategy
+from .timeouts import AlarmScope
 
 __all__ = ["Game", "StrategyError", "play_game"]
 
@@ -109,6 +110,7 @@ class Game:
             seat.setup(n, self.table.bot_rules[seat.index], np.random.default_rng(seat_seeds[seat.index]))
         self._told = any("on_hand_end" in seat.asks for seat in self.seats)  # anyone to tell after a hand?
         self._errors = [seat.errors for seat in self.seats]  # each seat's own list, kept up to date by it
+        self._timed = decision_timeout is not None
         self._check_next_hand()
 
     # ----- public state between hands ------------------------------------------------------------
@@ -206,6 +208,12 @@ class Game:
         """Play one hand (steps 1–17) and return its record."""
         if self.over:
             raise RuntimeError(f"the game is over ({self.end_reason})")
+        if self._timed:  # the alarms' signal handler stays installed for the whole hand (timeouts.py)
+            with AlarmScope():
+                return self._play_hand()
+        return self._play_hand()
+
+    def _play_hand(self) -> HandRecord:
         t = self.table
         t.hand_no += 1
         h = Hand(t, [len(seat.errors) for seat in self.seats])

@@ -38,7 +38,7 @@ from .answers import (
 )
 from .betting import BetLimits, action_problem
 from .strategy import ACTION_KINDS, CALL, CHECK, FOLD, RAISE, Action, Observation, Steal, Strategy
-from .timeouts import Alarm, DecisionTimeout, alarm_usable
+from .timeouts import Alarm, DecisionTimeout, alarm_usable, ring_overdue
 
 if TYPE_CHECKING:
     from .history import HandRecord
@@ -160,18 +160,24 @@ class Seat:
             return _FAILED
         self.decisions += 1
         start = perf_counter()
-        try:
-            return self._call(method, args, self.limit)
-        finally:
-            self.seconds += perf_counter() - start
+        answer = self._call(method, args, self.limit, start)
+        self.seconds += perf_counter() - start
+        return answer
 
     def _tell(self, method: str, *args: Any) -> Any:
         """Tell the bot something (not a decision: not counted), under the same limit."""
         return _FAILED if self.benched else self._call(method, args, self.limit)
 
-    def _call(self, method: str, args: tuple, limit: float | None) -> Any:
+    def _call(self, method: str, args: tuple, limit: float | None, start: float | None = None) -> Any:
         """Call the bot under ``limit`` seconds; its answer, or ``_FAILED`` with the error recorded."""
-        start = perf_counter()
+        answer = self._call_bot(method, args, limit, start)
+        if limit is not None:
+            ring_overdue()
+        return answer
+
+    def _call_bot(self, method: str, args: tuple, limit: float | None, start: float | None) -> Any:
+        if start is None:
+            start = perf_counter()
         try:
             if limit is None:
                 answer = _invoke(self.bot, method, args)
@@ -194,7 +200,7 @@ class Seat:
     def _alarmed(self, alarm: Alarm, method: str, args: tuple) -> Any:
         if alarm_usable():
             return alarm.call(_invoke, self.bot, method, args)
-        return _invoke(self.bot, method, args)
+        return _invoke(self.bot, method, args)  # the time is measured by _call
 
     def _timed_out(self, method: str, limit: float | None) -> None:
         self.timeouts += 1

@@ -7,8 +7,10 @@ A `BaseException`, so ``except Exception`` in a bot does not catch it. A bot tha
 anyway is interrupted again every ``repeat`` seconds, and from the second interruption on the
 first line or opcode it runs (the body of the handler that caught it) raises it again, through a
 trace function, so ``while True: try: ... except BaseException: pass`` is unwound too. Whatever
-the bot does, an answer given after the limit is refused. The previous handler, timer and trace
-function are restored after each call.
+the bot does, an answer given after the limit is refused. The previous timer and trace function
+are restored after each call, the previous handler after each call or, inside an `AlarmScope`
+(the engine opens one per hand), when the scope ends; meanwhile it still serves any SIGALRM that
+arrives between calls.
 
 Limits (in-process enforcement is best effort against an adversary): code that never returns to
 the interpreter (a long C call such as ``sum(itertools.count())``) cannot be interrupted, nor can
@@ -39,9 +41,57 @@ class DecisionTimeout(BaseException):
     """A bot ran past its decision time (raised inside the bot, or by a bot proxy that enforces its own)."""
 
 
+_MAIN_THREAD = threading.main_thread().ident
+
+
 def alarm_usable() -> bool:
     """Whether :class:`Alarm` can interrupt here: SIGALRM exists and this is the main thread."""
-    return _HAS_ALARM and threading.current_thread() is threading.main_thread()
+    return _HAS_ALARM and threading.get_ident() == _MAIN_THREAD
+
+
+_ACTIVE: list[Alarm] = []  # the alarm of the call in progress (main thread only)
+_OVERDUE = [False]  # someone else's timer came due while a bot's call had set it aside
+
+
+def ring_overdue() -> None:
+    """Let someone else's timer that came due during a bot's call ring now, outside that call (so whatever
+    its handler raises is not taken for the bot's doing). Cheap when there is nothing to ring."""
+    if _OVERDUE[0]:
+        _OVERDUE[0] = False
+        signal.raise_signal(signal.SIGALRM)
+_OUTER: list[Any] = []  # the SIGALRM handlers that open AlarmScopes replaced, innermost last
+
+
+def _dispatch(signum: int, frame: FrameType | None) -> None:
+    """The SIGALRM handler: the alarm of the call in progress fires; between calls, the previous handler does."""
+    if _ACTIVE:
+        _ACTIVE[-1]._fire(signum, frame)
+        return
+    previous = _OUTER[-1] if _OUTER else None
+    if callable(previous) and previous is not _dispatch:
+        previous(signum, frame)
+    # else no Python handler was there: ignore it (a late alarm of ours must never end the process)
+
+
+class AlarmScope:
+    """Keeps the alarms' SIGALRM handler installed for a stretch of calls (a hand), instead of installing and
+    restoring it around each call (``signal.signal`` costs microseconds, as much as a decision of the engine).
+    The previous handler is restored when the scope ends, and serves any SIGALRM between calls meanwhile;
+    someone else's timer is set aside during each call and given back what is left of it after.
+    Does nothing off the main thread.
+    """
+
+    __slots__ = ("_installed",)
+
+    def __enter__(self) -> AlarmScope:
+        self._installed = alarm_usable() and signal.getsignal(signal.SIGALRM) is not _dispatch  # not nested
+        if self._installed:
+            _OUTER.append(signal.signal(signal.SIGALRM, _dispatch))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._installed:
+            signal.signal(signal.SIGALRM, _OUTER.pop())
 
 
 class Alarm:
@@ -65,22 +115,37 @@ class Alarm:
         """
         self.fired = 0
         self._adapter = sys._getframe()
-        previous = signal.signal(signal.SIGALRM, self._fire)
-        started = monotonic()
+        scoped = bool(_OUTER)  # inside an AlarmScope, whose handler serves (unless a bot replaced it: put it back)
+        if scoped:
+            if signal.getsignal(signal.SIGALRM) is not _dispatch:
+                signal.signal(signal.SIGALRM, _dispatch)
+            previous = None
+        else:
+            previous = signal.signal(signal.SIGALRM, _dispatch)
+        _ACTIVE.append(self)
         prev_delay, prev_interval = signal.setitimer(signal.ITIMER_REAL, self.seconds, self.repeat)
+        started = monotonic() if prev_delay else 0.0
         self._in_call = True
         try:
             answer = fn(*args)
         finally:
             self._in_call = False  # first: from here on neither the handler nor the tracer raises
             signal.setitimer(signal.ITIMER_REAL, 0, 0)
-            signal.signal(signal.SIGALRM, previous)
+            _ACTIVE.pop()
+            if not scoped:
+                signal.signal(signal.SIGALRM, previous)
             if self._tracing:
                 sys.settrace(self._prev_trace)
                 self._tracing = False
             self._adapter = None
             if prev_delay:  # someone else's timer was running: give it back what is left of it
-                signal.setitimer(signal.ITIMER_REAL, max(prev_delay - (monotonic() - started), 1e-3), prev_interval)
+                left = prev_delay - (monotonic() - started)
+                if left > 0:
+                    signal.setitimer(signal.ITIMER_REAL, left, prev_interval)
+                else:  # it came due meanwhile: it rings as soon as the bot's call is over (ring_overdue)
+                    _OVERDUE[0] = True
+                    if prev_interval:
+                        signal.setitimer(signal.ITIMER_REAL, prev_interval, prev_interval)
         if self.fired:
             raise DecisionTimeout  # it answered, but only after the limit
         return answer
