@@ -117,7 +117,7 @@ class ProcessBackend:
                 if any(isinstance(f.exception(), BrokenProcessPool) for f in done):
                     done, _ = wait(in_flight)  # a broken pool fails every future at once
                 lost = []
-                for fut in done:
+                for fut in sorted(done, key=lambda f: in_flight[f].first_deal):  # errors in deal order
                     task = in_flight.pop(fut)
                     if isinstance(fut.exception(), BrokenProcessPool):
                         lost.append(task)

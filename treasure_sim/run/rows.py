@@ -61,6 +61,7 @@ def game_rows(cols: Columns, experiment: str, game_id: int, deal: int, rotation:
             "rank": 1 + sum(m > money[seat] for m in money), "eliminated_hand": eliminated[seat],
             "finish": finish[seat], "hands_played": result.hands_played,
             "end_reason": result.end_reason, "decisions": result.decisions[seat], "errors": len(errs),
+            "timeouts": result.timeouts[seat],
             "first_error": errs[0][:MAX_MESSAGE] if errs else None, "treasures": " ".join(held),
             "decision_time": result.decision_time[seat],
         }

@@ -55,6 +55,7 @@ GAMES_SCHEMA = pa.schema([
     ("end_reason", _STR),
     ("decisions", pa.int32()),
     ("errors", pa.int32()),
+    ("timeouts", pa.int32()),
     ("first_error", pa.string()),
     ("treasures", pa.string()),
     ("treasures_spades", pa.int8()),
