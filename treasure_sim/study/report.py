@@ -11,7 +11,7 @@ import pandas as pd
 
 from ..run.store import Manifest, is_sweep_dir
 from . import analysis as an
-from . import plots
+from . import plots, pokerstats
 from .markdown import cell, entrants_text, md_table, number, records, rules_text, save_figure
 from .stats import SEAT_TEST, Strengths, deals_needed, direction_flags, multiplicity_text
 from .sweep_report import run_sweep_report
@@ -195,6 +195,26 @@ def _section(res: an.Results, games: pd.DataFrame, out: Path, prefix: str, manif
     return md
 
 
+def _poker_section(results_dir: Path, games: pd.DataFrame) -> list[str]:
+    """Per bot: how it plays (VPIP, PFR, aggression, showdowns, Treasures, steals, Hearts draws), with intervals."""
+    try:
+        counts = pokerstats.seat_counts(results_dir)
+    except KeyError:  # a folder written before the seats table existed
+        return []
+    if counts.empty:
+        return []
+    stats = pokerstats.poker_stats(counts)
+    order = an.strengths(games)["strategy"].tolist() if games["entrant"].nunique() > 1 else None
+    cells = stats.set_index(["entrant", "statistic"])
+    entrants = [e for e in (order or sorted(cells.index.levels[0])) if e in cells.index.levels[0]]
+    fmt = {"aggression": ".2f", "steals / hand": ".3f", "Hearts draws / hand": ".3f", "Spades moved / hand": ".3f"}
+    rows = [[e] + [cell(*cells.loc[(e, s), ["value", "ci_low", "ci_high"]], fmt.get(s, ".3f"))
+                   for s in pokerstats.STATISTICS] for e in entrants]
+    return ["## Poker statistics per bot", "",
+            f"How each bot plays, from every hand it was dealt: {stats.attrs['method']}.", "",
+            *pokerstats.describe(), "", md_table(["entrant", *pokerstats.STATISTICS], rows), ""]
+
+
 def run_report(results_dir: str | Path, out_dir: str | Path | None = None, multiplicity: str = "holm") -> Path:
     """Write the figures and ``report.md`` for a results directory (default: ``DIR/report``); return report.md.
 
@@ -224,6 +244,7 @@ def run_report(results_dir: str | Path, out_dir: str | Path | None = None, multi
         md.extend(_section(an.Results(games, hands, res.manifests), games, out, prefix,
                            manifest if manifest is not None and manifest.name in (None, name) else None,
                            multiplicity))
+    md.extend(_poker_section(results_dir, res.games))
     path = out / "report.md"
     path.write_text("\n".join(md).rstrip() + "\n", encoding="utf-8")
     return path

@@ -106,6 +106,34 @@ def mean_interval(values: npt.ArrayLike, level: float = LEVEL) -> Interval:
     return Interval(m, m - half, m + half, n, sd)
 
 
+RATIO_METHOD = ("pooled ratio (the sum over deals of the events over the sum of the chances), with a 95% Student-t "
+                "interval from its linearization over deals: each deal contributes "
+                "(events - ratio x chances) / mean chances")
+
+
+def ratio_interval(events: npt.ArrayLike, chances: npt.ArrayLike, level: float = LEVEL) -> Interval:
+    """A rate pooled over deals, sum(events) / sum(chances), with its interval over deals (the unit).
+
+    For rates whose denominator varies by deal (VPIP per hand, showdowns won per showdown): the ratio of sums
+    weighs each deal by its chances, and its standard error comes from the per-deal linearized values
+    ``(events - R * chances) / mean(chances)`` (the delta method for a ratio estimator; deals are i.i.d.).
+    Deals with no chances add nothing. ``sd`` of the result is that of the linearized values.
+    """
+    e, c = np.asarray(events, dtype=float), np.asarray(chances, dtype=float)
+    keep = c > 0
+    e, c = e[keep], c[keep]
+    n = len(c)
+    if n == 0:
+        return Interval(math.nan, math.nan, math.nan, 0, math.nan)
+    ratio = float(e.sum() / c.sum())
+    if n < 2:
+        return Interval(ratio, math.nan, math.nan, 1, math.nan)
+    z = (e - ratio * c) / c.mean()
+    sd = float(z.std(ddof=1))
+    half = t_quantile(level, n - 1) * sd / math.sqrt(n)
+    return Interval(ratio, ratio - half, ratio + half, n, sd)
+
+
 def half_widths(sd: npt.ArrayLike, n: npt.ArrayLike, level: float = LEVEL) -> np.ndarray:
     """Vectorized `mean_interval` half-widths for many cells at once (NaN where n < 2)."""
     sd, n = np.asarray(sd, dtype=float), np.asarray(n, dtype=float)
