@@ -123,7 +123,7 @@ class RlcardMixedAgent:
 
 def run_rlcard_env(hands: int, players: int, seed: int) -> dict[str, float]:
     """The mixed policy in rlcard's no-limit Hold'em through its environment, one hand per ``run``."""
-    import rlcard  # type: ignore[import-untyped]  # an optional benchmark dependency
+    import rlcard  # an optional benchmark dependency
 
     env = rlcard.make("no-limit-holdem", config={"game_num_players": players, "seed": seed})
     uniform = Uniforms(np.random.default_rng(seed))
@@ -137,8 +137,8 @@ def run_rlcard_env(hands: int, players: int, seed: int) -> dict[str, float]:
 
 def run_rlcard(hands: int, players: int, seed: int) -> dict[str, float]:
     """The mixed policy on rlcard's no-limit Hold'em game engine itself, one hand per game (rlcard's unit)."""
-    import rlcard  # type: ignore[import-untyped]  # an optional benchmark dependency
-    from rlcard.games.nolimitholdem.round import Action as RlAction  # type: ignore[import-untyped]
+    import rlcard  # an optional benchmark dependency
+    from rlcard.games.nolimitholdem.round import Action as RlAction
 
     game = rlcard.make("no-limit-holdem", config={"game_num_players": players, "seed": seed}).game
     uniform = Uniforms(np.random.default_rng(seed))

@@ -113,11 +113,11 @@ def measure(argv: list[str] | None = None) -> dict[str, float]:
 
     for name, time_fn, count in (("eval7", eval7_time, args.eval7_hands), ("treys", treys_time, args.treys_hands)):
         m = min(n, count)
-        times = time_fn(hands7[:m], args.repeat)
-        if times is None:
+        measured = time_fn(hands7[:m], args.repeat)
+        if measured is None:
             print(f"{name} is not installed; skipped")
             continue
-        rate = report(name, f"    {name} on {m:,} of (a)'s hands", m, times)
+        rate = report(name, f"    {name} on {m:,} of (a)'s hands", m, measured)
         results[f"ratio_{name}"] = results["a"] / rate
         print(f"{'    (a) / ' + name:<56}{results['a'] / rate:7.1f}x")
     return results

@@ -43,7 +43,7 @@ def measure_one(mix: str, games: int, workers: int, out: Path) -> dict:
 
     from treasure_sim.run.execute import run_experiment
     from treasure_sim.run.experiment import parse_toml
-    from treasure_sim.study.summary import entrant_stats
+    from treasure_sim.study.summary import run_summary
 
     exp = parse_toml(config(mix, games))
     me = psutil.Process()
@@ -61,7 +61,7 @@ def measure_one(mix: str, games: int, workers: int, out: Path) -> dict:
     report = run_experiment(exp, out, workers=workers, overwrite=True, progress=False)
     wall = time.perf_counter() - t0
     run_maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    entrant_stats(out)  # the summary the CLI prints: reads the games table back
+    run_summary(out)  # the summary the CLI prints: reads the games table back
     stop.set()
     sampler.join()
     self_ru = resource.getrusage(resource.RUSAGE_SELF)

@@ -122,14 +122,15 @@ def seat_rows(cols: Columns, experiment: str, game_id: int, hands: Sequence[Hand
         for seat in range(n):
             if not h.in_hand[seat]:
                 continue
+            folded = folded_round[seat]
             row = {
                 "experiment": experiment, "game_id": game_id, "hand_no": h.hand_no, "seat": seat,
                 "stack": h.money_after[seat] - h.payouts[seat], "net": h.payouts[seat],
                 "hole": list(h.hole[seat] or ()),
                 "treasures_before": list(h.treasures_before[seat]) if h.treasures_before else [],
-                "put_in": [h.antes[seat], *put_in[seat]], "folded_round": folded_round[seat],
+                "put_in": [h.antes[seat], *put_in[seat]], "folded_round": folded,
                 "bets": bets[seat], "calls": calls[seat], "checks": checks[seat], "vpip": seat in vpip,
-                "pfr": seat in pfr, "saw_shared": saw and (folded_round[seat] is None or folded_round[seat] > 0),
+                "pfr": seat in pfr, "saw_shared": saw and (folded is None or folded > 0),
                 "showdown": seat in shown, "won": won[seat], "last_folder": h.last_folder == seat,
                 "treasure_taken": h.treasure_taken if h.last_folder == seat else None,
                 "spades_moved": list(h.spades_moved[seat]), "hearts_drawn": list(h.drawn[seat]),

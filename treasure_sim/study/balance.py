@@ -176,7 +176,8 @@ def compare(values: Mapping[str, pd.DataFrame], baseline: str, level: float = LE
     base = values[baseline].set_index(["group", "metric", "deal_id"])["value"].sort_index()
     rows = []
     for variant, frame in values.items():
-        for (group, metric), part in frame.groupby(["group", "metric"], sort=False):
+        for key, part in frame.groupby(["group", "metric"], sort=False):
+            group, metric = str(key[0]), str(key[1])
             mean, low, high = mean_interval(part["value"], level)
             lo, hi = BOUNDS.get(group, (-np.inf, np.inf))
             low, high = max(low, lo), min(high, hi)  # NaN (one deal) stays NaN
@@ -279,13 +280,13 @@ def fold_value(compared: pd.DataFrame, values: pd.DataFrame, level: float = LEVE
     two standard errors as if independent (they come from different rows: the Treasure's hand and the
     game's end), with the regression's degrees of freedom. Above zero: folding for that suit paid.
     """
-    cost = compared[compared["group"] == "fold"].set_index(["variant", "metric"])
-    worth = values[values["group"] == "value_money"].set_index(["variant", "metric"])
+    cost = {(r["variant"], r["metric"]): r for r in compared[compared["group"] == "fold"].to_dict("records")}
     rows = []
-    for (variant, suit), w in worth.iterrows():
-        if (variant, suit) not in cost.index:
+    for w in values[values["group"] == "value_money"].to_dict("records"):
+        variant, suit = w["variant"], w["metric"]
+        c = cost.get((variant, suit))
+        if c is None:
             continue
-        c = cost.loc[(variant, suit)]
         c_se = (c["ci_high"] - c["mean"]) / t_quantile(level, int(c["deals"]) - 1) if c["deals"] > 1 else np.nan
         net, se = w["mean"] - c["mean"], float(np.hypot(w["se"], c_se))
         half = t_quantile(level, int(w["deals"]) - 1) * se

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 from ..game.rules import RuleSet
 from .stats import NO_VARIANCE
@@ -41,6 +44,16 @@ def cell(mean: float, low: float, high: float, fmt: str, flag: str = "", note: s
 def records(table: Any) -> list[dict[str, Any]]:
     """A data frame's rows as dicts (name -> value): what the table builders iterate over."""
     return [dict(zip(map(str, table.columns), row, strict=True)) for row in table.itertuples(index=False, name=None)]
+
+
+def record_cell(record: Mapping[str, Any], fmt: str, flag: str = "flag") -> str:
+    """`cell` of one row of an interval table (``mean``, ``ci_low``, ``ci_high`` and its ▲/▼ flag, if any)."""
+    return cell(record["mean"], record["ci_low"], record["ci_high"], fmt, record.get(flag, "") or "")
+
+
+def by_key(table: pd.DataFrame, *keys: str) -> dict[tuple, dict[str, Any]]:
+    """The rows of ``table`` as records, keyed by the values of ``keys`` (for cell lookups)."""
+    return {tuple(r[k] for k in keys): {str(c): v for c, v in r.items()} for r in table.to_dict("records")}
 
 
 def number(x: float, fmt: str) -> str:

@@ -7,7 +7,9 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 
 from .analysis import head_to_head_matrix
@@ -48,7 +50,7 @@ def _caption(fig: Figure, table: pd.DataFrame, text: str | None = None) -> None:
         fig.supxlabel(textwrap.fill(text, width), fontsize=8, color="0.35")
 
 
-def _legend(fig: Figure, ax: object) -> None:
+def _legend(fig: Figure, ax: Axes) -> None:
     """The legend above the axes, outside them, so it never hides a bar or a whisker."""
     handles, labels = ax.get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside upper center", ncols=len(labels), fontsize=8, frameon=False)
@@ -66,11 +68,11 @@ def _hbars(table: pd.DataFrame, xlabel: str, title: str, fmt: str, ref: float | 
             edgecolor="none", capsize=4, error_kw={"elinewidth": 1.2, "ecolor": "0.15"})
     broken = table["bot_errors"].astype(bool) if "bot_errors" in table else pd.Series(False, index=table.index)
     ax.set_yticks(y, [f"{name} ⚠" if bad else name for name, bad in zip(table["strategy"], broken, strict=True)])
-    for yi, row in zip(y, table.itertuples(), strict=True):  # the numbers, in a column right of the axes
-        interval = "  (no interval)" if np.isnan(row.ci_low) else "  (no variance)" if row.ci_low == row.ci_high \
-            else f"  [{row.ci_low:{fmt}}, {row.ci_high:{fmt}}]"
-        interval += _few(getattr(row, "deals", None))
-        ax.annotate(f"{row.mean:{fmt}}{interval}", (1.0, yi), xycoords=("axes fraction", "data"), xytext=(8, 0),
+    for yi, row in zip(y, table.to_dict("records"), strict=True):  # the numbers, in a column right of the axes
+        interval = "  (no interval)" if np.isnan(row["ci_low"]) else "  (no variance)" \
+            if row["ci_low"] == row["ci_high"] else f"  [{row['ci_low']:{fmt}}, {row['ci_high']:{fmt}}]"
+        interval += _few(row.get("deals"))
+        ax.annotate(f"{row['mean']:{fmt}}{interval}", (1.0, yi), xycoords=("axes fraction", "data"), xytext=(8, 0),
                     textcoords="offset points", va="center", fontsize=8, family="monospace")
     if ref is not None:
         ax.axvline(ref, color="0.3", linestyle="--", linewidth=1, label=ref_label)
@@ -90,7 +92,7 @@ def _hbars(table: pd.DataFrame, xlabel: str, title: str, fmt: str, ref: float | 
 
 def plot_win_shares(table: pd.DataFrame, colors: dict[str, str] | None = None) -> Figure:
     """Mean win share per strategy (from `analysis.win_rates`) with its interval and the equal-share line."""
-    fair = table["fair"].dropna().unique() if "fair" in table else []
+    fair: Sequence[float] = table["fair"].dropna().unique().tolist() if "fair" in table else []
     ref = float(fair[0]) if len(fair) == 1 else None
     fig = _hbars(table, "win share (fraction of games finished with the most chips; ties split)",
                  "Win share per strategy", ".3f", ref, f"equal share ({ref:.3g})" if ref else "", colors)
@@ -112,23 +114,24 @@ def plot_head_to_head(h2h: pd.DataFrame, order: Sequence[str] | None = None) -> 
     Pass ``order`` (e.g. strongest first) so the cells above the diagonal read as upsets or not at a glance.
     """
     share = head_to_head_matrix(h2h, "mean", order)
-    low, high = head_to_head_matrix(h2h, "ci_low", order), head_to_head_matrix(h2h, "ci_high", order)
-    deals = head_to_head_matrix(h2h, "deals", order) if "deals" in h2h else None
+    low = head_to_head_matrix(h2h, "ci_low", order).to_numpy(dtype=float)
+    high = head_to_head_matrix(h2h, "ci_high", order).to_numpy(dtype=float)
+    deals = head_to_head_matrix(h2h, "deals", order).to_numpy(dtype=float) if "deals" in h2h else None
+    values = share.to_numpy(dtype=float)
     n = len(share)
     fig = Figure(figsize=(max(5.0, 2.2 + 1.1 * n), max(4.0, 1.6 + 0.9 * n)), layout="constrained")
     ax = fig.add_subplot()
-    image = ax.imshow(share.to_numpy(dtype=float), cmap=HEATMAP_CMAP, vmin=0, vmax=1)
+    image = ax.imshow(values, cmap=HEATMAP_CMAP, vmin=0, vmax=1)
     for i in range(n):
         for j in range(n):
-            v = share.iat[i, j]
+            v = float(values[i, j])
             if np.isnan(v):
                 continue
             text = f"{v:.2f}"
-            if not np.isnan(low.iat[i, j]):
-                text += "\n(no variance)" if low.iat[i, j] == high.iat[i, j] else \
-                    f"\n[{low.iat[i, j]:.2f}, {high.iat[i, j]:.2f}]"
+            if not np.isnan(low[i, j]):
+                text += "\n(no variance)" if low[i, j] == high[i, j] else f"\n[{low[i, j]:.2f}, {high[i, j]:.2f}]"
             if deals is not None:
-                text += _few(deals.iat[i, j], "\n")
+                text += _few(float(deals[i, j]), "\n")
             ax.text(j, i, text, ha="center", va="center", fontsize=8, color="white" if v < 0.55 else "black")
     ax.set_xticks(range(n), share.columns, rotation=30, ha="right", rotation_mode="anchor")
     ax.set_yticks(range(n), share.index)
@@ -230,7 +233,7 @@ def plot_trajectories(traj: pd.DataFrame, max_games: int = 6, colors: dict[str, 
     axes = fig.subplots(rows, cols, squeeze=False, sharey=True).ravel()
     for ax in axes[len(chosen):]:
         ax.set_visible(False)
-    seen: dict[str, object] = {}
+    seen: dict[str, Line2D] = {}
     many_runs = "run" in traj.columns and traj["run"].nunique() > 1
     for ax, key in zip(axes, chosen.itertuples(index=False), strict=False):
         game = traj.merge(pd.DataFrame([key], columns=keys), on=keys)

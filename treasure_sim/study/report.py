@@ -12,7 +12,7 @@ import pandas as pd
 from ..run.store import Manifest, is_sweep_dir
 from . import analysis as an
 from . import plots, pokerstats
-from .markdown import cell, entrants_text, md_table, number, records, rules_text, save_figure
+from .markdown import by_key, cell, entrants_text, md_table, number, record_cell, records, rules_text, save_figure
 from .stats import SEAT_TEST, Strengths, deals_needed, direction_flags, multiplicity_text
 from .sweep_report import run_sweep_report
 
@@ -205,11 +205,11 @@ def _poker_section(results_dir: Path, games: pd.DataFrame) -> list[str]:
         return []
     stats = pokerstats.poker_stats(counts)
     order = an.strengths(games)["strategy"].tolist() if games["entrant"].nunique() > 1 else None
-    cells = stats.set_index(["entrant", "statistic"])
-    entrants = [e for e in (order or sorted(cells.index.levels[0])) if e in cells.index.levels[0]]
-    fmt = {"aggression": ".2f", "steals / hand": ".3f", "Hearts draws / hand": ".3f", "Spades moved / hand": ".3f"}
-    rows = [[e] + [cell(*cells.loc[(e, s), ["value", "ci_low", "ci_high"]], fmt.get(s, ".3f"))
-                   for s in pokerstats.STATISTICS] for e in entrants]
+    cells = by_key(stats.rename(columns={"value": "mean"}), "entrant", "statistic")
+    present = sorted({e for e, _ in cells})
+    entrants = [e for e in (order or present) if e in present]
+    fmt = {"aggression": ".2f"}
+    rows = [[e] + [record_cell(cells[(e, s)], fmt.get(s, ".3f")) for s in pokerstats.STATISTICS] for e in entrants]
     return ["## Poker statistics per bot", "",
             f"How each bot plays, from every hand it was dealt: {stats.attrs['method']}.", "",
             *pokerstats.describe(), "", md_table(["entrant", *pokerstats.STATISTICS], rows), ""]

@@ -14,7 +14,7 @@ from matplotlib.ticker import MaxNLocator
 
 from ..run.store import Manifest
 from . import balance as bal
-from .markdown import cell, entrants_text, md_table, records, save_figure
+from .markdown import by_key, cell, entrants_text, md_table, record_cell, records, save_figure
 from .plots import OKABE_ITO
 from .stats import SEAT_TEST, multiplicity_text
 
@@ -38,9 +38,8 @@ PAIRING = ("Differences vs the baseline are paired by deal: every variant plays 
 def value_table(table: pd.DataFrame, variants: list[str], fmt: str) -> str:
     """Rows = metrics, columns = variants; each cell the estimate, its interval and the ▲/▼ flag."""
     metrics = list(dict.fromkeys(table["metric"]))
-    cells = table.set_index(["metric", "variant"])
-    rows = [[m] + [cell(*cells.loc[(m, v), ["mean", "ci_low", "ci_high"]], fmt, cells.loc[(m, v), "flag"])
-                   if (m, v) in cells.index else "—" for v in variants] for m in metrics]
+    cells = by_key(table, "metric", "variant")
+    rows = [[m] + [record_cell(cells[(m, v)], fmt) if (m, v) in cells else "—" for v in variants] for m in metrics]
     return md_table(["metric", *variants], rows)
 
 
@@ -68,10 +67,9 @@ def headline_table(compared: pd.DataFrame, variants: list[str]) -> str:
     skill = [("skill", m) for m in dict.fromkeys(compared.loc[compared["group"] == "skill", "metric"])]
     keys = [k for k in (*HEADLINE[:4], *skill, *HEADLINE[4:]) if
             ((compared["group"] == k[0]) & (compared["metric"] == k[1])).any()]
-    cells = compared.set_index(["group", "metric", "variant"])
+    cells = by_key(compared, "group", "metric", "variant")
     header = ["variant"] + [f"{bal.GROUPS[g][0].lower()}: {m}" for g, m in keys]
-    rows = [[v] + [cell(*cells.loc[(g, m, v), ["mean", "ci_low", "ci_high"]], FORMATS[g],
-                         cells.loc[(g, m, v), "flag"]) if (g, m, v) in cells.index else "—" for g, m in keys]
+    rows = [[v] + [record_cell(cells[(g, m, v)], FORMATS[g]) if (g, m, v) in cells else "—" for g, m in keys]
             for v in variants]
     return md_table(header, rows)
 
@@ -93,7 +91,9 @@ def plot_group(table: pd.DataFrame, variants: list[str], baseline: str, title: s
     The baseline's value is the dashed line and its interval the shaded band, so a variant's distance
     from it reads at a glance; shape and colour both carry the flag (colour-blind safe).
     """
-    spread = table.groupby("metric", sort=False)[["mean", "ci_low", "ci_high"]].agg(lambda x: x.abs().max())
+    spread = table[["metric", "mean", "ci_low", "ci_high"]].assign(
+        mean=table["mean"].abs(), ci_low=table["ci_low"].abs(), ci_high=table["ci_high"].abs()
+    ).groupby("metric", sort=False).max()
     metrics = [m for m in dict.fromkeys(table["metric"]) if spread.loc[m].max() > 0] or list(spread.index[:1])
     cols = min(3, len(metrics))
     rows = -(-len(metrics) // cols)
