@@ -20,9 +20,10 @@ from ..run.tournament import BotFailure
 from .options import UsageError
 from .reports import add_bench, add_report
 from .runs import add_run, add_sweep, add_verify
+from .tune import add_tune
 
 SUBCOMMANDS: tuple[Callable[[argparse._SubParsersAction], None], ...] = (
-    add_run, add_sweep, add_verify, add_report, add_bench)
+    add_run, add_sweep, add_verify, add_tune, add_report, add_bench)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -29,8 +29,16 @@ def add_report(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    from ..design.tune import is_tune_dir, read_tune
     from ..study.report import run_report
 
+    if is_tune_dir(args.dir):  # a tuning folder: its candidates, front and rounds
+        from ..design import tune_report
+
+        report = read_tune(args.dir)
+        path = tune_report.write(report, {})
+        print(f"report written to {path}")
+        return 0
     try:
         path = run_report(args.dir, args.out, multiplicity=args.multiplicity)
     except (FileNotFoundError, ValueError) as err:

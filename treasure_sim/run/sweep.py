@@ -120,7 +120,7 @@ def parse_sweep(data: dict[str, Any], source: str = "<memory>", *, check_strateg
     if grid is None and listed is None:
         raise ConfigError(f"{where}no variants: give a grid ([sweep] with e.g. jokers = [0, 1, 2]) or named "
                           f"variants ([[variants]] with name = \"...\" and rules = {{ ... }}), or both")
-    variants = (_grid(grid, where) if grid is not None else []) + (_listed(listed, where) if listed is not None
+    variants = (grid_variants(grid, where) if grid is not None else []) + (_listed(listed, where) if listed is not None
                                                                    else [])
     names = [v.name for v in variants]
     for name in dict.fromkeys(names):
@@ -149,7 +149,7 @@ def _axis_word(value: Any) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
-def _grid(grid: Any, where: str) -> list[Variant]:
+def grid_variants(grid: Any, where: str) -> list[Variant]:
     """Every combination of the [sweep] axes, named ``axis-value_axis-value``."""
     if not isinstance(grid, dict) or not grid:
         raise ConfigError(f"{where}[sweep] is empty: give at least one axis such as jokers = [0, 1, 2]; "
