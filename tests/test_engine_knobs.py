@@ -250,3 +250,30 @@ def test_invariants_with_the_knobs(n, seed, growth, every, spent, limit, at_limi
     if result.end_reason != "deck_empty":  # the engine judged who could pay the hand that did not start
         ante = rules.ante_at(result.hands_played + 1)
         assert game.table.out == [m < ante for m in result.final_money]
+
+
+# ----- the built-in bots know the zone limit -------------------------------------------------------------------
+def test_the_treasure_hunter_prices_a_new_treasure_at_the_zone_limit_and_makes_room_for_a_better_one():
+    import numpy as np
+
+    from strategies.treasure_hunter import TreasureHunter
+
+    spy = ScriptedBot()
+    Game([spy, ScriptedBot()], treasures={0: "2s 9h"}, deck=stacked(2, {0: "2c 3c", 1: "4d 5d"}, new="Kc")).play_hand()
+    seen = spy.bets[0]
+
+    def stake(at_limit: str | None):
+        rules = RuleSet() if at_limit is None else RuleSet(zone_limit=2, at_limit=at_limit)
+        obs = seen._replace(rules=rules)
+        bot = TreasureHunter(rollouts=8)
+        bot.setup(0, 2, rules, np.random.default_rng(0))
+        return bot, obs, bot.treasure_stake(obs)
+
+    bot, obs, free = stake(None)
+    value = bot.valuer(obs).value
+    two_s, nine_h, king_c = parse_card("2s"), parse_card("9h"), parse_card("Kc")
+    assert free > 0 and stake("refuse")[2] == 0.0
+    assert stake("discard_oldest")[2] == pytest.approx(max(free - value(two_s, 0), 0.0))
+    assert stake("choose")[2] == pytest.approx(max(free - min(value(two_s, 0), value(nine_h, 0)), 0.0))
+    cheapest = min((two_s, nine_h), key=lambda c: value(c, 0))
+    assert bot.make_room(obs, king_c) == (cheapest if value(king_c, 0) > value(cheapest, 0) else None)

@@ -215,3 +215,27 @@ def test_a_restricted_seat_never_uses_a_barred_power(n, seed, restrict, limit, a
         if rec.treasure_passed_to is not None:
             assert rec.last_folder in restrict and "new_treasure" in restrict[rec.last_folder]
     assert game.result().errors == ((),) * n
+
+
+# ----- the built-in bots know what they may not use ------------------------------------------------------------
+def test_the_treasure_hunter_gives_no_value_to_a_power_it_may_not_use():
+    import numpy as np
+
+    spy = ScriptedBot()
+    game = Game([spy, ScriptedBot()], treasures={0: "7c 9h", 1: "5s"},
+                deck=stacked(2, {0: "2c 3c", 1: "4d 5d"}, new="Kc"))
+    game.play_hand()
+    free = spy.bets[0]
+
+    def hunter(obs):
+        bot = TreasureHunter(rollouts=8)
+        bot.setup(0, 2, obs.rules, np.random.default_rng(0))
+        return bot
+
+    assert hunter(free).treasure_stake(free) > 0
+    barred = free._replace(restricted=("new_treasure",))
+    assert hunter(barred).treasure_stake(barred) == 0.0  # folding last would hand it to a rival
+    no_clubs = free._replace(restricted=("clubs",))
+    valuer = hunter(no_clubs).valuer(no_clubs)
+    assert valuer.value(parse_card("7c"), 0) == 0.0 and valuer.value(parse_card("7c"), 1) > 0
+    assert hunter(free).valuer(free).value(parse_card("7c"), 0) > 0
