@@ -141,7 +141,8 @@ def test_discard_oldest_gives_up_the_treasure_longest_in_the_zone():
     game, rec, _ = limit_hand("discard_oldest")
     assert rec.treasure_taken == "Qh" and game.treasures[0] == ("4h", "Qh") and rec.given_up == ((0, "9s"),)
     assert "9s" in game.deck_cards and rec.to_dict()["given_up"] == [[0, "9s"]]
-    assert "15 seat 0's zone is full: 9s goes back into the deck to make room" in str(rec)
+    assert "14 last folder seat 0 takes the New Treasure Qh\n   seat 0's zone was full: 9s went back into the deck" \
+        in str(rec)
 
 
 @pytest.mark.parametrize(("answer", "zone_after", "given_up"), [

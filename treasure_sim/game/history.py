@@ -263,8 +263,6 @@ def format_hand(rec: HandRecord) -> str:
     taker = f"last folder seat {rec.last_folder}"
     if rec.treasure_passed_to is not None:
         taker = f"seat {rec.treasure_passed_to} (last folder seat {rec.last_folder} may not take it)"
-    for seat, card in rec.given_up:
-        out.append(f"15 seat {seat}'s zone is full: {card} goes back into the deck to make room")
     if rec.last_folder is None:
         if rec.new_treasure:
             out.append("14 nobody folded: the New Treasure goes back into the deck")
@@ -276,6 +274,8 @@ def format_hand(rec: HandRecord) -> str:
         out.append(f"15 the New Treasure is a Joker: last folder seat {rec.last_folder} gains nothing")
     elif rec.new_treasure:
         out.append(f"14 nobody takes the New Treasure {rec.new_treasure}: it goes back into the deck")
+    for seat, card in rec.given_up:
+        out.append(f"   seat {seat}'s zone was full: {card} went back into the deck to make room")
     for st in rec.steals:
         spent = "removes {} from the game" if st.diamond in rec.removed else "puts {} under the deck"
         out.append(f"16 seat {st.seat} {spent.format(st.diamond)} and steals {st.card} from seat {st.victim}")
