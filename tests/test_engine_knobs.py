@@ -78,13 +78,15 @@ def test_rising_antes_are_paid_and_who_can_pay_is_judged_by_the_next_hands_ante(
     assert [m < rules.ante_at(result.hands_played + 1) for m in result.final_money] == [True, False]
 
 
-def test_a_player_who_can_pay_the_whole_rising_ante_plays_all_in():
-    game = Game([ScriptedBot(), ScriptedBot()], RuleSet(ante_growth="add", ante_step=2, ante_every=1),
-                money=[3, 100], deck=stacked(2, {0: "As Ad", 1: "2c 7d"}, new="8s", shared="Ah Kc 9d 4s 3h"))
-    first = game.play_hand()  # ante 1: seat 0 wins with trips
-    assert first.antes == (1, 1) and game.money == (4, 99)
-    second = game.play_hand()  # ante 3: seat 0 pays 3 of its 4
-    assert second.antes == (3, 3)
+def test_a_player_who_can_pay_exactly_the_risen_ante_plays_all_in():
+    players = [ScriptedBot(), ScriptedBot()]
+    game = Game(players, RuleSet(ante_growth="add", ante_step=2, ante_every=1), money=[2, 100],
+                deck=stacked(2, {0: "As Ad", 1: "2c 7d"}, new="8s", shared="Ah Kc 9d 4s 3h"))
+    first = game.play_hand()  # ante 1: seat 0 wins the antes with trips
+    assert first.antes == (1, 1) and game.money == (3, 99)
+    second = game.play_hand()  # ante 3: seat 0 pays all it has and is dealt in, all in, never asked to bet
+    assert second.antes == (3, 3) and second.in_hand == (True, True)
+    assert all(a.seat == 1 for a in second.actions) and not any(o.hand_no == 2 for o in players[0].bets)
 
 
 # ----- spent Diamonds ----------------------------------------------------------------------------------------
