@@ -203,9 +203,16 @@ def equity_scores(
 
     By default my one variant adds every Spades Treasure I could still move (``spades``); my
     Clubs (``obs.wild_ranks``) and Hearts (``hearts``) count, and so do each opponent's.
-    Keep the scores to re-read equity against fewer opponents (after a fold) at no cost.
+    Keep the scores to re-read equity against fewer opponents (after a fold) at no cost. Powers I may not
+    use (``obs.restricted``) do not count for me (my wilds already leave my barred Clubs out), and nobody
+    draws more Hearts than the rules' cap.
     """
     _, my_hearts, my_spades = seat_masks(obs.my_treasures, obs.rules)
+    if obs.restricted:
+        my_hearts = 0 if "hearts" in obs.restricted else my_hearts
+        my_spades = () if "spades" in obs.restricted else my_spades
+    if obs.rules.hearts_cap:
+        hearts_max = min(hearts_max, obs.rules.hearts_cap)
     if variants is None:
         variants = (my_spades if spades else (),)
     seats, players = opponents_of(obs, spades=spades)

@@ -16,7 +16,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from treasure_sim.game.cards import CLUBS, DIAMONDS, HEARTS, RANK, SPADES, SUIT, card_id, is_joker, value_of
+from treasure_sim.game.cards import (
+    CLUBS,
+    DIAMONDS,
+    HEARTS,
+    RANK,
+    SPADES,
+    SUIT,
+    SUIT_NAMES,
+    card_id,
+    is_joker,
+    value_of,
+)
 from treasure_sim.game.strategy import Observation
 
 
@@ -55,6 +66,7 @@ class Valuer:
     def __init__(self, model: TreasureModel, obs: Observation) -> None:
         self.model = model
         self.rules = rules = obs.rules
+        self.me, self.barred = obs.seat, obs.restricted  # the powers I may not use are worth nothing to me
         self.zones = obs.treasures
         self.zoned = {c for z in obs.treasures for c in z}
         self.hands_left = model.hands_left(obs)
@@ -79,6 +91,8 @@ class Valuer:
             return 0.0
         m, rules = self.model, self.rules
         suit, rank = SUIT[card], RANK[card]
+        if self.barred and seat == self.me and SUIT_NAMES[suit] in self.barred:  # suit names are power names
+            return 0.0
         left = self.hands_left
         if suit in (CLUBS, HEARTS):
             if (suit == CLUBS and not rules.clubs) or (suit == HEARTS and not rules.hearts):

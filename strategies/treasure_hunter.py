@@ -86,13 +86,31 @@ class TreasureHunter(EquityBot):
         card = obs.new_treasure
         val = self.valuer(obs)
         stake = 0.0
-        if card is not None and not is_joker(card):
+        if "new_treasure" in obs.restricted:
+            pass  # restricted play: I can never take it (folding last passes it to a rival)
+        elif card is not None and not is_joker(card):
             rivals = [val.value(card, s) for s in range(obs.n_players) if s != self.seat and obs.in_hand[s]]
             stake = val.value(card, self.seat) + self.denial * max(rivals, default=0.0) / max(obs.n_players - 1, 1)
         elif card is not None and obs.rules.joker_treasure == "choose":
             stake = max((val.value(c, self.seat) for c in obs.hand[:2] if not is_joker(c)), default=0.0)
+        if stake > 0.0 and obs.rules.zone_limit and len(obs.my_treasures) >= obs.rules.zone_limit:
+            stake = self._stake_at_limit(obs, val, stake)
         self._stake = (obs.hand_no, stake)
         return stake
+
+    def _stake_at_limit(self, obs: Observation, val: Valuer, stake: float) -> float:
+        """My zone is full: taking the card costs the Treasure I give up (the oldest, or my cheapest), if I may."""
+        if obs.rules.at_limit == "refuse":
+            return 0.0
+        mine = obs.my_treasures
+        given = mine[0] if obs.rules.at_limit == "discard_oldest" else min(mine, key=lambda c: val.value(c, self.seat))
+        return max(stake - val.value(given, self.seat), 0.0)
+
+    def make_room(self, obs: Observation, treasure: int) -> int | None:
+        """Give up my least valuable Treasure when the new one is worth more to me; else let the new one go."""
+        val = self.valuer(obs)
+        cheapest = min(obs.my_treasures, key=lambda c: val.value(c, self.seat))
+        return cheapest if val.value(treasure, self.seat) > val.value(cheapest, self.seat) else None
 
     def last_folder_chance(self, obs: Observation, *, now: bool = True) -> float:
         """The chance nobody folds after me if I fold now (``now``) or at my last decision (river)."""

@@ -20,20 +20,23 @@ class ScriptedBot(Strategy):
 
     Other decisions: ``spades`` (cards to move, as names), ``draws`` (how many Hearts draws to
     accept, None = all), ``joker`` (the card name to choose), ``steals`` (a list of
-    (diamond, victim, card) to try in order, names), ``keep`` (the keep_playing answer).
+    (diamond, victim, card) to try in order, names), ``keep`` (the keep_playing answer), ``room`` (make_room
+    answers in order: a Treasure's name to give up, None to let the new one go, or any other object as is).
     Every call is logged in ``calls`` as (method, hand_no, phase), every observation in ``seen``, and
     (seat, method) in the list ``log`` if one is given (share it between bots to see the order).
     """
 
     def __init__(self, actions: Iterable[str | Action] = (), *, spades: Iterable[str] = (),
                  draws: int | None = None, joker: str | None = None,
-                 steals: Iterable[tuple[str, int, str]] = (), keep: bool = True, log: list | None = None) -> None:
+                 steals: Iterable[tuple[str, int, str]] = (), keep: bool = True, log: list | None = None,
+                 room: Iterable[object] = ()) -> None:
         self.script = [_action(a) for a in actions]
         self.spades = [parse_card(c) for c in spades]
         self.draws = draws
         self.joker = parse_card(joker) if joker else None
         self.steals = [Steal(parse_card(d), v, parse_card(c)) for d, v, c in steals]
         self.keep = keep
+        self.room = [parse_card(r) if isinstance(r, str) else r for r in room]
         self.log = log  # shared between bots: (seat, method) in the order the engine asked
         self.calls: list[tuple[str, int, str]] = []
         self.seen: list[Observation] = []
@@ -72,6 +75,11 @@ class ScriptedBot(Strategy):
         self._log("choose_joker_treasure", obs)
         self.options.append(options)
         return self.joker if self.joker is not None else options[0]
+
+    def make_room(self, obs: Observation, treasure: int):
+        self._log("make_room", obs)
+        self.options.append((treasure,))
+        return self.room.pop(0) if self.room else None
 
     def steal(self, obs: Observation, options: tuple[Steal, ...]) -> Steal | None:
         self._log("steal", obs)

@@ -116,7 +116,7 @@ def test_an_observation_has_no_field_for_hidden_things():
     assert set(Observation._fields) == {
         "phase", "seat", "n_players", "hand_no", "dealer", "hand", "shared", "new_treasure", "treasures", "money",
         "bets", "committed", "pot", "folded", "in_hand", "all_in", "deck_size", "round", "to_call", "min_raise_to",
-        "max_raise_to", "legal", "history", "last_folder", "wild_ranks", "showdowns", "revealed", "rules"}
+        "max_raise_to", "legal", "history", "last_folder", "wild_ranks", "showdowns", "revealed", "rules", "restricted"}
 
 
 def _observed(seat2_hole: str):

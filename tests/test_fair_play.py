@@ -180,6 +180,21 @@ def test_a_steal_answer_with_int_subclass_fields_is_refused():
     assert rec.steals == () and game.treasures == (("Kc", "2h"), ("3d",)) and rec.errors[0][0] == 1
 
 
+def test_a_make_room_answer_must_be_an_exact_int_among_its_treasures():
+    class Forger(ScriptedBot):
+        def make_room(self, obs, treasure):
+            super().make_room(obs, treasure)
+            TwoFacedInt.reads = 0
+            return TwoFacedInt(parse_card("5c"))  # equals anything, converts to 5c (in the zone) once
+
+    hole = {0: "Kd 5d", 1: "2d 3d"}
+    game = Game([Forger(["fold"]), ScriptedBot()], RuleSet(zone_limit=2, at_limit="choose"),
+                treasures={0: "5c 9h"}, deck=stacked(2, hole, new="Qs"))
+    rec = game.play_hand()
+    assert game.treasures[0] == ("5c", "9h") and rec.treasure_taken is None and rec.given_up == ()
+    assert [s for s, _ in rec.errors] == [0] and "make_room returned" in rec.errors[0][1]
+
+
 # ----- the rules a bot sees are its own copy -------------------------------------------------------------------
 class RuleBender(ScriptedBot):
     """Rewrites every RuleSet it can reach: the one from setup and the one in each observation."""
@@ -498,6 +513,10 @@ class Collector(RandomBot):
         self.got += [obs, options]
         return super().steal(obs, options)
 
+    def make_room(self, obs, treasure):
+        self.got += [obs, treasure]
+        return obs.my_treasures[0] if self.rng.random() < 0.5 else None
+
     def keep_playing(self, obs):
         self.got.append(obs)
         return super().keep_playing(obs)
@@ -522,14 +541,18 @@ def _plain(value, own_rules, engine_records) -> None:
         raise AssertionError(f"a bot was handed a {kind.__name__}: {value!r}")
 
 
-def test_a_bot_is_handed_plain_values_and_its_own_copies_only():
+@pytest.mark.parametrize(("rules", "restrict", "phases"), [
+    (RuleSet(max_hands=40, starting_money=30), None, {"bet", "keep_playing", "steal", "hearts", "spades"}),
+    (RuleSet(max_hands=40, starting_money=30, zone_limit=3, at_limit="choose"), {1: {"clubs", "hearts"}},
+     {"bet", "keep_playing", "make_room"}),
+])
+def test_a_bot_is_handed_plain_values_and_its_own_copies_only(rules, restrict, phases):
     bots = [Collector() for _ in range(4)]
-    game = Game(bots, RuleSet(max_hands=40, starting_money=30), seed=8, treasures={0: "9s 9h Td", 1: "Jd 8c"})
+    game = Game(bots, rules, seed=8, treasures={0: "9s 9h Td", 1: "Jd 8c"}, restrict=restrict)
     result = game.play()
     kinds = {type(x).__name__ for b in bots for x in b.got}
     assert {"RuleSet", "Observation", "HandRecord", "tuple"} <= kinds
-    phases = {x.phase for b in bots for x in b.got if isinstance(x, Observation)}
-    assert {"bet", "keep_playing", "steal", "hearts", "spades"} <= phases
+    assert phases <= {x.phase for b in bots for x in b.got if isinstance(x, Observation)}
     rule_copies = {id(b.rules) for b in bots} | {id(game.rules)}
     assert len(rule_copies) == 5  # one per bot, and the engine's
     for b in bots:

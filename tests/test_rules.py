@@ -25,6 +25,13 @@ RULES_MD = {
     "hearts_chain": (True, [False]),
     "joker_treasure": ("choose", ["discard"]),
     "max_hands": (200, [1, 10_000]),
+    "ante_growth": ("none", ["double", "add"]),
+    "ante_step": (1, [5]),
+    "ante_every": (10, [1, 50]),
+    "spent_diamonds": ("under_deck", ["removed"]),
+    "zone_limit": (0, [1, 8]),
+    "at_limit": ("refuse", ["discard_oldest", "choose"]),
+    "hearts_cap": (0, [1, 3]),
 }
 SWITCHES = ("new_treasure", "spades", "clubs", "hearts", "diamonds")
 
@@ -35,6 +42,9 @@ BAD = [
     ("min_bet", 0, ">= 1"), ("small_bet", 0, ">= 1"), ("big_bet", None, "whole number"),
     ("raise_cap", 0, ">= 1"), ("hearts_chain", 1, "true or false"), ("joker_treasure", "keep", "'choose'"),
     ("max_hands", 0, ">= 1"), ("spades", "yes", "true or false"), ("new_treasure", None, "true or false"),
+    ("ante_growth", "triple", "'none', 'double', 'add'"), ("ante_step", 0, ">= 1"), ("ante_every", 0, ">= 1"),
+    ("spent_diamonds", "burned", "'under_deck', 'removed'"), ("zone_limit", -1, ">= 0"),
+    ("at_limit", "swap", "'refuse', 'discard_oldest', 'choose'"), ("hearts_cap", 1.5, "whole number"),
 ]
 
 
@@ -90,7 +100,11 @@ rulesets = st.builds(
     min_bet=st.integers(1, 20), small_bet=st.integers(1, 20), big_bet=st.integers(1, 40),
     raise_cap=st.integers(1, 10), hearts_chain=st.booleans(), joker_treasure=st.sampled_from(["choose", "discard"]),
     max_hands=st.integers(1, 1000), new_treasure=st.booleans(), spades=st.booleans(), clubs=st.booleans(),
-    hearts=st.booleans(), diamonds=st.booleans(),
+    hearts=st.booleans(), diamonds=st.booleans(), ante_growth=st.sampled_from(["none", "double", "add"]),
+    ante_step=st.integers(1, 5), ante_every=st.integers(1, 50),
+    spent_diamonds=st.sampled_from(["under_deck", "removed"]), zone_limit=st.integers(0, 8),
+    at_limit=st.sampled_from(["refuse", "discard_oldest", "choose"]),
+    hearts_cap=st.integers(0, 4),
 )
 
 

@@ -2,26 +2,34 @@
 
 Every question to a bot goes through its `Seat` (``seats.py``), which returns answers already checked
 against the options computed here; the deck, the zones and the chips change only through `Table`
-and `Hand` (``state.py``). What is left here is the rules.
+and `Hand` (``state.py``). The Treasure steps (11, 12, 14–16) and restricted play are in ``powers.py``.
+What is left here is the rules of betting, the showdown and the game.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from functools import partial
 from typing import Any
 
 import numpy as np
 
 from . import evaluator
 from .betting import bet_limits, split_pots, uncalled_bet
-from .cards import DIAMONDS, HEARTS, RANK, SPADES, is_joker, make_deck
-from .history import GameResult, HandRecord, ShownHand, StealEvent, name_quintet
+from .cards import make_deck
+from .history import GameResult, HandRecord, ShownHand, name_quintet
+from .powers import (
+    Restrict,
+    award_new_treasure,
+    barred_seats,
+    check_restrict,
+    draw_hearts,
+    move_spades,
+    steal,
+)
 from .rules import RuleSet
 from .seats import Seat, StrategyError
 from .seeding import as_seed_sequence, derive, root_key
 from .state import (
-    NAMES,
     DeckEmpty,
     Hand,
     Table,
@@ -32,12 +40,12 @@ from .state import (
     observe,
     observe_between,
 )
-from .strategy import CALL, CHECK, FOLD, RAISE, Steal, Strategy
+from .strategy import CALL, CHECK, FOLD, RAISE, Strategy
 from .timeouts import AlarmScope
 
 __all__ = ["Game", "StrategyError", "play_game"]
 
-_new_steal = _new_record = tuple.__new__  # Steal(*values) etc. check arity; the steps build them in field order
+_new_record = tuple.__new__  # ShownHand(*values) checks arity; the showdown builds them in field order
 _LEGAL = {to_call_free: {raise_ok: (FOLD, CHECK if to_call_free else CALL) + ((RAISE,) if raise_ok else ())
                          for raise_ok in (False, True)} for to_call_free in (False, True)}
 """The legal action kinds at a betting decision, by (nothing to call, a raise is possible)."""
@@ -58,6 +66,9 @@ class Game:
     playing on. ``decision_timeout`` limits every answer of every bot to that many seconds (``setup``
     to ten times as many): a bot over the limit gets the default answer and a recorded timeout, and
     after ``max_timeouts`` of them it is asked nothing more this game (``timeouts.py``, ``seats.py``).
+    Restricted play: ``restrict={seat: {"clubs", ...}}`` bars a seat from powers (``strategy.POWERS``): its Clubs
+    make nothing wild for it, it is never offered Spades moves, Hearts draws or steals, and it never takes a New
+    Treasure (seeds/rulings.md, "Restricted play"); its observations say so (``Observation.restricted``).
     """
 
     def __init__(self, strategies: Sequence[Strategy], rules: RuleSet = RuleSet(),
@@ -66,7 +77,8 @@ class Game:
                  dealer: int = 0, strict: bool = False, quintets: bool | None = None,
                  deal_seed: int | np.random.SeedSequence | None = None,
                  bot_seeds: Sequence[int | np.random.SeedSequence] | None = None,
-                 decision_timeout: float | None = None, max_timeouts: int | None = 3) -> None:
+                 decision_timeout: float | None = None, max_timeouts: int | None = 3,
+                 restrict: Restrict | None = None) -> None:
         n = len(strategies)
         if not 2 <= n <= 10:
             raise ValueError(f"a game needs 2 to 10 strategies, got {n}")
@@ -98,9 +110,11 @@ class Game:
                       else [as_seed_sequence(b) for b in bot_seeds])
         self._card_rng = np.random.default_rng(card_seed)
         full = make_deck(rules.jokers)
-        zones = check_treasures(treasures, n)
+        zones = check_treasures(treasures, n, rules.zone_limit)
         stacked = check_stacked_deck(deck, zones, full)
-        self.table = Table(n, rules, full, check_money(money, n, rules.starting_money), zones, dealer)
+        restricted = check_restrict(restrict, n)
+        self._barred = barred_seats(restricted)  # per power, the seats that may not use it
+        self.table = Table(n, rules, full, check_money(money, n, rules.starting_money), zones, dealer, restricted)
         self.seats = [Seat(i, bot, self.table, strict=strict, limit=decision_timeout, max_timeouts=max_timeouts)
                       for i, bot in enumerate(self.strategies)]
         self._hands: list[HandRecord] = []
@@ -134,6 +148,11 @@ class Game:
     def deck_cards(self) -> tuple[str, ...]:
         """The deck, top card first (for tests and what-ifs; never shown to a bot)."""
         return names(self.table.deck_top_first())
+
+    @property
+    def removed_cards(self) -> tuple[str, ...]:
+        """Cards out of the game for good (spent Diamonds under ``spent_diamonds = "removed"``), in order."""
+        return names(self.table.removed)
 
     @property
     def dealer(self) -> int:
@@ -184,7 +203,8 @@ class Game:
     def _check_next_hand(self) -> None:
         """Before each hand: who can pay the ante, the hand cap, and the vote to go on (RULES.md 3, 7)."""
         t = self.table
-        money, out, ante = t.money, t.out, self.rules.ante
+        money, out = t.money, t.out
+        ante = t.ante = self.rules.ante_at(t.hand_no + 1)  # the ante of the hand about to start
         able = []
         for s in range(t.n):
             if money[s] < ante:
@@ -254,10 +274,13 @@ class Game:
         t = self.table
         contenders = h.contenders()
         scores: dict[int, int] = {}
+        rules, seats, barred = self.rules, self.seats, self._barred
         if len(contenders) > 1:
-            self._move_spades(h, contenders)
+            if rules.spades:
+                move_spades(t, h, seats, contenders, barred["spades"])
             h.revealed = True  # step 12 begins by revealing the hands still in (RULES.md 6)
-            h.ran_out = self._draw_hearts(h, contenders)
+            if rules.hearts:
+                h.ran_out = draw_hearts(t, h, seats, contenders, rules, barred["hearts"])
             scores = self._choose_quintets(h, contenders)
         h.returned = returned = uncalled_bet(h.committed)
         if returned:
@@ -266,8 +289,9 @@ class Game:
         for pot in h.pots:
             for w, chips in zip(pot.winners, pot.shares, strict=True):
                 h.pay(t, w, chips)
-        h.taken = self._award_new_treasure(h)
-        h.steals = self._steal(h)
+        h.taken = award_new_treasure(t, h, seats, rules, barred["new_treasure"])
+        if rules.diamonds:
+            h.steals = steal(t, h, seats, barred["diamonds"])
 
     def _betting(self, h: Hand) -> None:
         """Steps 4, 6, 8, 10: one betting round; folding is legal at every decision.
@@ -312,43 +336,6 @@ class Game:
                 queue = [o for o in t.after(order)[s] if not folded[o] and money[o] > 0]
                 i = 0
 
-    def _move_spades(self, h: Hand, contenders: list[int]) -> None:
-        """Step 11: in turn order, players still in may move Spades Treasures to their hand."""
-        if not self.rules.spades:
-            return
-        t = self.table
-        for s in contenders:
-            mine = t.zone_suit(s, SPADES)
-            if mine:
-                for card in self.seats[s].move_spades(partial(observe, t, h, s, "spades"), mine):
-                    h.move_spade(t, s, card)
-
-    def _draw_hearts(self, h: Hand, contenders: list[int]) -> bool:
-        """Step 12: Hearts draws, in turn order, one optional card at a time. True if the deck ran out.
-
-        The deck runs out when a player chooses to draw and no card is left (RULES.md 7).
-        """
-        if not self.rules.hearts:
-            return False
-        t, chain = self.table, self.rules.hearts_chain
-        for s in contenders:
-            ranks = {RANK[c] for c in t.zone_suit(s, HEARTS)}
-            if not ranks:
-                continue
-            owed = sum(1 for c in h.hands[s] + h.shared if RANK[c] in ranks)  # a Joker's rank, -1, never matches
-            seat = self.seats[s]
-            while owed > 0:
-                if not seat.draw_heart(partial(observe, t, h, s, "hearts")):
-                    break  # declining gives up the rest
-                try:
-                    card = h.draw_heart(t, s)
-                except DeckEmpty:
-                    return True
-                owed -= 1
-                if chain and RANK[card] in ranks:
-                    owed += 1
-        return False
-
     def _choose_quintets(self, h: Hand, seats: list[int]) -> dict[int, int]:
         """Step 13: every hand still in is shown and scored in one batched evaluator call."""
         t = self.table
@@ -366,47 +353,6 @@ class Game:
         t.showdowns = t.showdowns + tuple(shown)
         return dict(zip(seats, scores, strict=True))
 
-    def _award_new_treasure(self, h: Hand) -> int | None:
-        """Steps 14–15: the last folder takes the New Treasure (a Joker: a card of their choice)."""
-        card = h.new_treasure
-        if card is None or h.last_folder is None:
-            return None
-        s, t = h.last_folder, self.table
-        if is_joker(card):
-            if self.rules.joker_treasure == "discard":
-                return None
-            options = tuple(c for c in h.hole[s] + h.shared if not is_joker(c))
-            if not options:
-                return None
-            default = max(options, key=lambda c: t.values[c])
-            card = self.seats[s].choose_joker_treasure(partial(observe, t, h, s, "joker_treasure"), options, default)
-        t.add_treasure(s, card)
-        return card
-
-    def _steal(self, h: Hand) -> list[StealEvent]:
-        """Step 16: in turn order, Diamonds held when the step began may each buy one steal."""
-        if not self.rules.diamonds:
-            return []
-        t = self.table
-        zones, values, n = t.treasures, t.values, t.n
-        held = {s: t.zone_suit(s, DIAMONDS) for s in h.order
-                if t.suits_held[s] >> DIAMONDS & 1 and "steal" in self.seats[s].asks}
-        events: list[StealEvent] = []
-        for s in h.order:
-            while held.get(s):
-                usable = [d for d in held[s] if d in zones[s]]
-                options = tuple([_new_steal(Steal, (d, v, c)) for d in usable for v in range(n) if v != s
-                                 for c in zones[v] if values[c] <= values[d]])
-                if not options:
-                    break
-                choice = self.seats[s].steal(partial(observe, t, h, s, "steal"), options)
-                if choice is None:
-                    break
-                diamond, victim, card = choice
-                t.steal(s, diamond, victim, card)
-                events.append(_new_record(StealEvent, (s, NAMES[diamond], victim, NAMES[card])))
-        return events
-
 
 def _best_two(reach: dict[int, int]) -> tuple[tuple[int, int], tuple[int, int]]:
     """The largest and second largest (amount, seat) of ``reach`` (at least two seats)."""
@@ -419,6 +365,7 @@ def _best_two(reach: dict[int, int]) -> tuple[tuple[int, int], tuple[int, int]]:
     return first, second
 
 
-def play_game(strategies: Sequence[Strategy], rules: RuleSet = RuleSet(), seed: int = 0, **kwargs: Any) -> GameResult:
-    """Play a whole game and return its result."""
-    return Game(strategies, rules, seed, **kwargs).play()
+def play_game(strategies: Sequence[Strategy], rules: RuleSet = RuleSet(), seed: int = 0, *,
+              restrict: Restrict | None = None, **kwargs: Any) -> GameResult:
+    """Play a whole game and return its result (``restrict`` and the other keywords as for `Game`)."""
+    return Game(strategies, rules, seed, restrict=restrict, **kwargs).play()

@@ -99,7 +99,11 @@ _JSON_FIELDS: dict[type, tuple[str, ...]] = {
 
 def _jsonable(value: Any) -> Any:
     if isinstance(value, tuple) and hasattr(value, "_fields"):  # the records' NamedTuples
-        return {f: _jsonable(getattr(value, f)) for f in _JSON_FIELDS.get(type(value), value._fields)}
+        silent = _SILENT_DEFAULTS.get(type(value))
+        fields = _JSON_FIELDS.get(type(value), value._fields)
+        if silent:
+            fields = tuple(f for f in fields if f not in silent or getattr(value, f) != silent[f])
+        return {f: _jsonable(getattr(value, f)) for f in fields}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: _jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, tuple | list):
@@ -140,10 +144,23 @@ class HandRecord(NamedTuple):
     deck_ran_out: bool = False
     errors: tuple[tuple[int, str], ...] = ()
     treasures_before: tuple[tuple[str, ...], ...] = ()
+    # Written only when they say something (`_SILENT_DEFAULTS`): the records of games without these rules stay as
+    # they were.
+    treasure_passed_to: int | None = None  # restricted play: the folder who took it, the last folder being barred
+    given_up: tuple[tuple[int, str], ...] = ()  # (seat, card): Treasures given up at the zone limit, back in the deck
+    removed: tuple[str, ...] = ()  # cards out of the game for good this hand (spent Diamonds, if so ruled)
 
     @property
     def pot(self) -> int:
         return sum(p.amount for p in self.pots)
+
+    @property
+    def treasure_taker(self) -> int | None:
+        """The seat whose zone ``treasure_taken`` entered: the last folder, or the folder it passed to (restricted
+        play, seeds/rulings.md)."""
+        if self.treasure_taken is None:
+            return None
+        return self.last_folder if self.treasure_passed_to is None else self.treasure_passed_to
 
     @property
     def winners(self) -> tuple[int, ...]:
@@ -167,6 +184,12 @@ class HandRecord(NamedTuple):
 
     def __str__(self) -> str:
         return format_hand(self)
+
+
+_SILENT_DEFAULTS: dict[type, dict[str, Any]] = {
+    HandRecord: {"treasure_passed_to": None, "given_up": (), "removed": ()}}
+"""Fields a record writes only when they differ from these values: added with later rules (restricted play, the
+zone limit, spent Diamonds removed), so a game that does not use those rules is written exactly as before."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,18 +260,25 @@ def format_hand(rec: HandRecord) -> str:
         else:
             won = "split: " + ", ".join(f"seat {w} ${c}" for w, c in zip(p.winners, p.shares, strict=True))
         out.append(f"14 {label} ${p.amount} {won}")
+    taker = f"last folder seat {rec.last_folder}"
+    if rec.treasure_passed_to is not None:
+        taker = f"seat {rec.treasure_passed_to} (last folder seat {rec.last_folder} may not take it)"
     if rec.last_folder is None:
         if rec.new_treasure:
             out.append("14 nobody folded: the New Treasure goes back into the deck")
     elif rec.treasure_taken and rec.treasure_taken != rec.new_treasure:
-        out.append(f"15 last folder seat {rec.last_folder} puts {rec.treasure_taken} in their zone"
-                   " for the Joker Treasure")
+        out.append(f"15 {taker} puts {rec.treasure_taken} in their zone for the Joker Treasure")
     elif rec.treasure_taken:
-        out.append(f"14 last folder seat {rec.last_folder} takes the New Treasure {rec.treasure_taken}")
-    elif rec.new_treasure:
+        out.append(f"14 {taker} takes the New Treasure {rec.treasure_taken}")
+    elif rec.new_treasure in ("RJ", "BJ") and rec.treasure_passed_to is None:
         out.append(f"15 the New Treasure is a Joker: last folder seat {rec.last_folder} gains nothing")
+    elif rec.new_treasure:
+        out.append(f"14 nobody takes the New Treasure {rec.new_treasure}: it goes back into the deck")
+    for seat, card in rec.given_up:
+        out.append(f"   seat {seat}'s zone was full: {card} went back into the deck to make room")
     for st in rec.steals:
-        out.append(f"16 seat {st.seat} puts {st.diamond} under the deck and steals {st.card} from seat {st.victim}")
+        spent = "removes {} from the game" if st.diamond in rec.removed else "puts {} under the deck"
+        out.append(f"16 seat {st.seat} {spent.format(st.diamond)} and steals {st.card} from seat {st.victim}")
     out.append("   net: " + ", ".join(f"seat {s} {rec.payouts[s]:+d}" for s in order))
     out.append("   zones after: " + _zones(rec.treasures_after))
     for seat, message in rec.errors:

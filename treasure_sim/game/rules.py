@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
+import operator
 from dataclasses import dataclass
 from typing import Any
 
 BETTING_STRUCTURES = ("no-limit", "pot-limit", "fixed-limit")
 JOKER_TREASURE_RULES = ("choose", "discard")
+ANTE_GROWTH = ("none", "double", "add")
+SPENT_DIAMONDS = ("under_deck", "removed")
+AT_LIMIT = ("refuse", "discard_oldest", "choose")
 
 
 def _check_int(name: str, value: Any, low: int, high: int | None = None) -> None:
@@ -44,6 +48,14 @@ class RuleSet:
     clubs: bool = True
     hearts: bool = True
     diamonds: bool = True
+    # game length (issue 17): rising antes, where a spent Diamond goes, a limit per zone, a cap on Hearts draws
+    ante_growth: str = "none"
+    ante_step: int = 1
+    ante_every: int = 10
+    spent_diamonds: str = "under_deck"
+    zone_limit: int = 0
+    at_limit: str = "refuse"
+    hearts_cap: int = 0
 
     def __post_init__(self) -> None:
         _check_int("jokers", self.jokers, 0, 2)
@@ -61,6 +73,28 @@ class RuleSet:
         for name in ("hearts_chain", "new_treasure", "spades", "clubs", "hearts", "diamonds"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"RuleSet.{name} must be true or false, got {getattr(self, name)!r}")
+        _check_choice("ante_growth", self.ante_growth, ANTE_GROWTH)
+        _check_int("ante_step", self.ante_step, 1)
+        _check_int("ante_every", self.ante_every, 1)
+        _check_choice("spent_diamonds", self.spent_diamonds, SPENT_DIAMONDS)
+        _check_int("zone_limit", self.zone_limit, 0)
+        _check_choice("at_limit", self.at_limit, AT_LIMIT)
+        _check_int("hearts_cap", self.hearts_cap, 0)
+
+    def ante_at(self, hand_no: int) -> int:
+        """The ante of hand ``hand_no`` (the first hand is 1): ``ante``, raised every ``ante_every`` hands by
+        ``ante_growth`` (doubled, or ``ante_step`` more). Who can pay it is decided with this, before the hand."""
+        try:
+            number = -1 if isinstance(hand_no, bool) else operator.index(hand_no)  # numpy integers too
+        except TypeError:
+            number = -1
+        if number < 1:
+            raise ValueError(f"hand_no must be a whole number >= 1 (the first hand is 1), got {hand_no!r}")
+        growth = self.ante_growth
+        if growth == "none":
+            return self.ante
+        raises = (number - 1) // self.ante_every
+        return self.ante << raises if growth == "double" else self.ante + self.ante_step * raises
 
     @classmethod
     def holdem(cls, **overrides: Any) -> RuleSet:
@@ -99,10 +133,24 @@ class RuleSet:
         if self.betting != "fixed-limit" and behind > 0 and self.min_bet > behind:
             problems.append(f"min_bet ({self.min_bet}) is more than any stack holds after the ante "
                             f"({self.starting_money} - {self.ante} = {behind}): no one could make a full bet")
+        if self.ante_growth == "double" and self.ante == 0:
+            problems.append("ante_growth = 'double' with ante 0: the ante would never rise; start it at 1 or more")
+        if self.ante_growth != "none" and self.ante_every >= self.max_hands:
+            problems.append(f"ante_every ({self.ante_every}) is not below max_hands ({self.max_hands}): "
+                            f"the ante would never rise")
         return problems
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        """Every field, but the game-length knobs (`LENGTH_KNOBS`) only where they differ from their defaults.
+
+        Why: a RuleSet that does not use them then has the same dict as before they existed, so the records,
+        config fingerprints and results folders written before stay identical and resumable.
+        """
+        data = dataclasses.asdict(self)
+        for name, default in _LENGTH_DEFAULTS.items():
+            if data[name] == default:
+                del data[name]
+        return data
 
     def copy(self) -> RuleSet:
         """An equal RuleSet that is a separate object (each bot gets its own), made without validating again."""
@@ -119,3 +167,6 @@ class RuleSet:
 
 
 _FIELDS = tuple(f.name for f in dataclasses.fields(RuleSet))
+LENGTH_KNOBS = ("ante_growth", "ante_step", "ante_every", "spent_diamonds", "zone_limit", "at_limit", "hearts_cap")
+"""The knobs added for game length (issue 17): written by `RuleSet.to_dict` only when not at their defaults."""
+_LENGTH_DEFAULTS = {f.name: f.default for f in dataclasses.fields(RuleSet) if f.name in LENGTH_KNOBS}

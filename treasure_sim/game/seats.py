@@ -7,7 +7,7 @@ falls back to the default answer when the bot fails, and records the error again
 raises `StrategyError` in a strict game). The engine's steps then read as rules: "ask seat s for a
 betting action within these limits" returns an already legal answer.
 
-Methods a bot does not override (``keep_playing``, ``move_spades``, ``draw_heart``, ``steal``,
+Methods a bot does not override (``keep_playing``, ``move_spades``, ``draw_heart``, ``make_room``, ``steal``,
 ``on_hand_end``) have a fixed default answer, so the bot is not asked and no observation is built:
 those questions take a zero-argument ``look`` that builds the observation only when it is needed.
 
@@ -45,8 +45,9 @@ if TYPE_CHECKING:
     from .rules import RuleSet
     from .state import Table
 
-SKIPPABLE = ("keep_playing", "move_spades", "draw_heart", "steal", "on_hand_end")
-"""Methods whose base-class answer is fixed (go on, keep, draw, no steal, nothing): not asked unless overridden."""
+SKIPPABLE = ("keep_playing", "move_spades", "draw_heart", "make_room", "steal", "on_hand_end")
+"""Methods whose base-class answer is fixed (go on, keep, draw, let the Treasure go, no steal, nothing): not asked
+unless overridden."""
 SETUP_TIME_FACTOR = 10
 """``setup`` may take this many times the decision time limit (a bot may load a model there)."""
 BACKSTOP_FACTOR, BACKSTOP_SECONDS = 10, 10.0
@@ -340,6 +341,20 @@ class Seat:
         if choice is not _FAILED:  # the options include hidden hole cards: name none of them
             self.error(f"choose_joker_treasure returned {safe_repr(choice)}, not one of its options")
         return default
+
+    def make_room(self, look: Callable[[], Observation], treasure: int, zone: Sequence[int]) -> int | None:
+        """Steps 14–15, the zone full: one of ``zone`` (its Treasures) to give up for ``treasure``, or None to
+        let ``treasure`` go (also on any error: the zone stays as it is)."""
+        if "make_room" not in self.asks:
+            return None
+        choice = self._ask("make_room", look(), treasure)
+        if choice is None or choice is _FAILED:
+            return None
+        card = exact_int(choice)
+        if card is not None and card in zone:
+            return card
+        self.error(f"make_room returned {safe_repr(choice)}, not None nor one of its {len(zone)} Treasures")
+        return None
 
     def steal(self, look: Callable[[], Observation], options: tuple[Steal, ...]) -> tuple[int, int, int] | None:
         """Step 16: one of ``options`` as (diamond, victim, card), or None to stop (also on any error).

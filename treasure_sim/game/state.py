@@ -38,14 +38,22 @@ class Table:
     ``wilds`` (each seat's Clubs ranks).
     """
 
-    __slots__ = ("_after", "_deck", "_names", "_outside", "_tuples", "_wilds", "bot_rules", "dealer", "full_deck",
-                 "hand_no", "money", "n", "nobody", "orders", "out", "rules", "showdowns", "suits_held", "treasures",
-                 "values", "wilds", "zone_names", "zone_tuples")
+    __slots__ = ("_after", "_clubs", "_deck", "_names", "_outside", "_remove_spent", "_tuples", "_wilds", "ante",
+                 "bot_rules", "dealer", "full_deck", "hand_no", "money", "n", "nobody", "orders", "out", "removed",
+                 "restricted", "rules", "showdowns", "suits_held", "treasures", "values", "wilds", "zone_names",
+                 "zone_tuples")
 
     def __init__(self, n: int, rules: RuleSet, full_deck: tuple[int, ...], money: list[int],
-                 treasures: list[list[int]], dealer: int) -> None:
+                 treasures: list[list[int]], dealer: int,
+                 restricted: Sequence[tuple[str, ...]] | None = None) -> None:
         self.n = n
         self.rules = rules
+        self.ante = rules.ante  # the ante of the hand about to start (or being played): RuleSet.ante_at
+        # per seat, the powers it may not use (restricted play; () for none), as its observations show them
+        self.restricted: tuple[tuple[str, ...], ...] = tuple(restricted) if restricted else ((),) * n
+        self._clubs = [rules.clubs and "clubs" not in barred for barred in self.restricted]  # Clubs wild for it
+        self._remove_spent = rules.spent_diamonds == "removed"
+        self.removed: list[int] = []  # cards out of the game for good (spent Diamonds when so ruled), in order
         # each seat's own copy of the rules, handed to its bot (setup, observations); never read by the engine
         self.bot_rules = tuple(rules.copy() for _ in range(n))
         self.full_deck = full_deck
@@ -95,6 +103,7 @@ class Table:
         if stacked:
             held = {c for z in self.treasures for c in z}
             held.update(stacked)
+            held.update(self.removed)
             rest = [c for c in self.full_deck if c not in held]
             rng.shuffle(rest)
             self._deck = rest + list(stacked)[::-1]
@@ -114,16 +123,20 @@ class Table:
         self._zones_changed(seat)
 
     def steal(self, thief: int, diamond: int, victim: int, card: int) -> None:
-        """Step 16: ``thief``'s Diamond to the bottom of the deck, ``card`` from ``victim``'s zone to its own."""
+        """Step 16: ``thief``'s Diamond to the bottom of the deck (or out of the game, when the rules say so),
+        ``card`` from ``victim``'s zone to its own."""
         self.treasures[thief].remove(diamond)
-        insort(self._outside, diamond)
-        self.put_under(diamond)
+        if self._remove_spent:
+            self.removed.append(diamond)  # never back in the deck: not in ``_outside``
+        else:
+            insort(self._outside, diamond)
+            self.put_under(diamond)
         self.treasures[victim].remove(card)
         self.treasures[thief].append(card)
         self._zones_changed(thief, victim)
 
     def _zones_changed(self, *seats: int) -> None:
-        clubs = self.rules.clubs
+        clubs = self._clubs
         for seat in seats:
             zone = self.treasures[seat]
             self._tuples[seat] = tuple(zone)
@@ -134,7 +147,7 @@ class Table:
                 suits |= 1 << suit
                 if suit == CLUBS:
                     wild |= RANK_BIT[c]
-            self._wilds[seat] = wild if clubs else 0
+            self._wilds[seat] = wild if clubs[seat] else 0
             self.suits_held[seat] = suits
         self.zone_tuples, self.zone_names, self.wilds = tuple(self._tuples), tuple(self._names), tuple(self._wilds)
 
@@ -161,7 +174,7 @@ class Table:
         return list(self.orders[dealer])
 
     def wild_mask(self, seat: int) -> int:
-        """Ranks wild for ``seat``: one bit per Clubs Treasure in its zone (when Clubs are on)."""
+        """Ranks wild for ``seat``: one bit per Clubs Treasure in its zone (when Clubs are on and it may use them)."""
         return self.wilds[seat]
 
     def zones_as_names(self) -> tuple[tuple[str, ...], ...]:
@@ -178,10 +191,10 @@ class Hand:
     without a copy.
     """
 
-    __slots__ = ("_view", "actions", "all_in", "bets", "committed", "drawn", "errors_before", "folded", "hands",
-                 "hole", "in_hand", "last_folder", "live", "new_treasure", "order", "pot", "pots", "ran_out",
-                 "returned", "revealed", "round", "shared", "shown", "spades_moved", "start_money", "steals", "taken",
-                 "void", "zones_before")
+    __slots__ = ("_view", "actions", "all_in", "bets", "committed", "drawn", "errors_before", "folded", "given_up",
+                 "hands", "hole", "in_hand", "last_folder", "live", "new_treasure", "order", "passed_to", "pot", "pots",
+                 "ran_out", "removed_before", "returned", "revealed", "round", "shared", "shown", "spades_moved",
+                 "start_money", "steals", "taken", "void", "zones_before")
 
     def __init__(self, table: Table, errors_before: list[int] | None = None) -> None:
         n = table.n
@@ -214,6 +227,9 @@ class Hand:
         self.shown: list[ShownHand] = []
         self.steals: list[StealEvent] = []
         self.taken: int | None = None
+        self.passed_to: int | None = None  # restricted play: who took the New Treasure in the last folder's place
+        self.given_up: list[tuple[int, str]] = []  # (seat, card) given up at the zone limit
+        self.removed_before = len(table.removed)  # cards out of the game before this hand
         self.void = self.ran_out = False
 
     def contenders(self) -> list[int]:
@@ -275,7 +291,7 @@ class Hand:
 
     def pay_antes(self, table: Table) -> None:
         """Step 1: everyone dealt in pays the ante."""
-        money, committed, all_in, ante = table.money, self.committed, self.all_in, table.rules.ante
+        money, committed, all_in, ante = table.money, self.committed, self.all_in, table.ante
         for seat in self.order:
             money[seat] -= ante
             committed[seat] += ante
@@ -321,7 +337,8 @@ class Hand:
     def record(self, t: Table, errors: Sequence[Sequence[str]]) -> HandRecord:
         """The hand's record (cards as names), with the errors bots made since it began."""
         n = t.n
-        start, money, before, in_hand, ante = self.start_money, t.money, self.errors_before, self.in_hand, t.rules.ante
+        start, money, before, in_hand, ante = self.start_money, t.money, self.errors_before, self.in_hand, t.ante
+        removed = t.removed
         return HandRecord(  # positionally, in field order: one per hand
             t.hand_no,
             t.dealer,
@@ -348,6 +365,9 @@ class Hand:
             self.ran_out,
             tuple([(s, e) for s in range(n) if len(errors[s]) > before[s] for e in errors[s][before[s]:]]),
             self.zones_before,
+            self.passed_to,
+            tuple(self.given_up),
+            names(removed[self.removed_before:]) if len(removed) > self.removed_before else (),
         )
 
 
@@ -388,6 +408,7 @@ def observe(table: Table, hand: Hand, seat: int, phase: str, to_call: int = 0, m
         table.showdowns,
         hand.revealed_hands(table) if hand.revealed else table.nobody,
         table.bot_rules[seat],
+        table.restricted[seat],
     ))
 
 
@@ -399,10 +420,10 @@ def observe_between(table: Table, voters: Sequence[int]) -> list[Observation]:
     money = tuple(table.money)
     base = ["keep_playing", 0, n, table.hand_no, table.dealer, (), (), None, table.zone_tuples, money, zeros,
             zeros, 0, (False,) * n, in_hand, tuple([in_hand[s] and not money[s] for s in range(n)]),
-            len(table._deck), 0, 0, 0, 0, (), (), None, 0, table.showdowns, table.nobody, None]
+            len(table._deck), 0, 0, 0, 0, (), (), None, 0, table.showdowns, table.nobody, None, ()]
     views = []
     for seat in voters:
-        base[1], base[24], base[27] = seat, table.wilds[seat], table.bot_rules[seat]
+        base[1], base[24], base[27], base[28] = seat, table.wilds[seat], table.bot_rules[seat], table.restricted[seat]
         views.append(_new_observation(Observation, base))
     return views
 
@@ -418,8 +439,8 @@ def check_money(money: Sequence[int] | None, n: int, starting: int) -> list[int]
     return [int(m) for m in money]
 
 
-def check_treasures(treasures: Mapping | None, n: int) -> list[list[int]]:
-    """Pre-filled Treasure Zones, ``{seat: "7c Kh"}``: distinct cards, no Jokers."""
+def check_treasures(treasures: Mapping | None, n: int, limit: int = 0) -> list[list[int]]:
+    """Pre-filled Treasure Zones, ``{seat: "7c Kh"}``: distinct cards, no Jokers, at most ``limit`` a zone (0: any)."""
     zones: list[list[int]] = [[] for _ in range(n)]
     seen: dict[int, int] = {}
     for seat, cards in (treasures or {}).items():
@@ -432,6 +453,9 @@ def check_treasures(treasures: Mapping | None, n: int) -> list[list[int]]:
                 raise ValueError(f"treasures: {format_card(c)} is in the zones of seats {seen[c]} and {seat}")
             seen[c] = int(seat)
             zones[int(seat)].append(c)
+        if limit and len(zones[int(seat)]) > limit:
+            raise ValueError(f"treasures: seat {seat} has {len(zones[int(seat)])} Treasures, more than the "
+                             f"rules' zone_limit of {limit}")
     return zones
 
 

@@ -16,6 +16,9 @@ if TYPE_CHECKING:
 
 FOLD, CHECK, CALL, RAISE = "fold", "check", "call", "raise"
 ACTION_KINDS = (FOLD, CHECK, CALL, RAISE)
+POWERS = ("spades", "clubs", "hearts", "diamonds", "new_treasure")
+"""What a seat may be barred from using (``Game(restrict=...)``; seeds/rulings.md, "Restricted play"), in this order
+in ``Observation.restricted``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,10 +71,12 @@ class Observation(NamedTuple):
     Per-seat fields are tuples indexed by seat number. ``revealed``: hands are revealed at the start
     of step 12 (RULES.md 6), so from then on (Hearts draws, the Joker Treasure, steals) it holds the
     hand of every seat still in — hole cards, Spades moved, cards drawn with Hearts so far — and
-    None for the others; before step 12 every entry is None.
+    None for the others; before step 12 every entry is None. ``restricted``: the powers this seat may not
+    use this game (``POWERS`` names, in that order; () for a seat with none barred). It is told to the seat
+    alone: nothing in an observation says whether another seat is restricted.
     """
 
-    phase: str  # "bet", "spades", "hearts", "joker_treasure", "steal" or "keep_playing"
+    phase: str  # "bet", "spades", "hearts", "joker_treasure", "make_room", "steal" or "keep_playing"
     seat: int
     n_players: int
     hand_no: int  # this hand (keep_playing: the hand just played, 0 before the first)
@@ -99,6 +104,7 @@ class Observation(NamedTuple):
     showdowns: tuple[ShownHand, ...]  # hands shown at earlier showdowns this game
     revealed: tuple[tuple[int, ...] | None, ...]  # from step 12 on, the hand of every seat still in, else None
     rules: RuleSet  # this bot's own copy
+    restricted: tuple[str, ...] = ()  # the powers I may not use this game (restricted play)
 
     @property
     def my_treasures(self) -> tuple[int, ...]:
@@ -145,6 +151,14 @@ class Strategy:
         Default: the highest-value card.
         """
         return max(options, key=lambda c: value_of(c, obs.rules.ace_value))
+
+    def make_room(self, obs: Observation, treasure: int) -> int | None:
+        """Steps 14–15 when my zone is full (``rules.zone_limit``, ``at_limit = "choose"``): one of my Treasures
+        (``obs.my_treasures``) to give up so that ``treasure`` can enter my zone, or None to let ``treasure`` go.
+
+        Default: let it go (my zone stays as it is).
+        """
+        return None
 
     def steal(self, obs: Observation, options: tuple[Steal, ...]) -> Steal | None:
         """Step 16: one steal from ``options`` or None to stop; asked again after each steal."""
