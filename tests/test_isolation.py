@@ -205,3 +205,22 @@ def test_a_strict_run_stops_at_the_first_bot_error_naming_the_entrant(tmp_path, 
     """))
     with pytest.raises(BotFailure, match=r"entrant 'sleepy' in game 0 \(deal 0\): seat \d .*timed out"):
         run_experiment(exp, tmp_path / "out", workers=1, progress=False, strict=True)
+
+
+def test_an_isolated_bot_answers_make_room_over_the_wire():
+    """At the zone limit with at_limit = "choose", the question and its answer travel like the others."""
+    from treasure_sim.game.strategy import Observation
+
+    bot = IsolatedBot(python_command("treasure_hunter", {"rollouts": 20}))
+    try:
+        rules = RuleSet(zone_limit=2, at_limit="choose")
+        result = play_game([bot, load_strategy("calling_station"), load_strategy("random")], rules, seed=11,
+                           treasures={0: "2c 3d"})
+        assert result.errors[0] == ()
+        assert ((0, "3d"),) in [h.given_up for h in result.hands]  # asked at the limit, it gave up its 3d
+        assert protocol.answer_from_json("make_room", {"card": None}) is None
+        assert protocol.answer_from_json("make_room", {"card": "2c"}) == 1
+        assert protocol.answer_to_json("make_room", 4) == {"card": "3s"}
+        assert "make_room" in protocol.METHODS and Observation._fields.count("restricted") == 1
+    finally:
+        bot.close()

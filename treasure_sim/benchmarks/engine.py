@@ -27,6 +27,7 @@ import os
 import pstats
 import time
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -91,7 +92,7 @@ def run(bot: str, hands: int, players: int, seed: int, quintets: bool) -> dict[s
     if bot == "rlcard-game":
         return run_rlcard(hands, players, seed)
     done = games = 0
-    extra = {"quintets": True} if quintets else {}
+    extra: dict[str, Any] = {"quintets": True} if quintets else {}
     cpu, wall = time.process_time(), time.perf_counter()
     while done < hands:
         result = play_game([BOTS[bot]() for _ in range(players)], RuleSet(), seed=seed + games, **extra)

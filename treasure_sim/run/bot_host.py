@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ..game.cards import parse_card
 from ..game.rules import RuleSet
 from ..game.strategy import Strategy
 from . import protocol
@@ -47,8 +48,12 @@ def serve(spec: str, params: dict[str, Any], stdin: Any = None, stdout: Any = No
                     raise RuntimeError(f"{method} before setup")
                 obs = protocol.observation_from_json(request["obs"], showdowns)
                 options = protocol.options_from_json(method, request.get("options", []))
-                answer = getattr(bot, method)(obs, options) if method in ("choose_joker_treasure", "steal") \
-                    else getattr(bot, method)(obs)
+                if method in ("choose_joker_treasure", "steal"):
+                    answer = getattr(bot, method)(obs, options)
+                elif method == "make_room":
+                    answer = bot.make_room(obs, parse_card(request["treasure"]))
+                else:
+                    answer = getattr(bot, method)(obs)
                 reply = protocol.answer_to_json(method, answer, options)
         except Exception as err:  # the bot's own failure: reported, and the process serves on
             reply = {"error": f"{type(err).__name__}: {err}"}

@@ -33,6 +33,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from ..game.cards import format_card
 from ..game.history import HandRecord
 from ..game.rules import RuleSet
 from ..game.strategy import Action, Observation, Steal, Strategy
@@ -252,8 +253,8 @@ class IsolatedBot(Strategy):
                               "seed": int(rng.integers(0, 2**63)), "protocol": protocol.PROTOCOL_VERSION}
         self._ask("setup", startup=True, **self._setup_fields)
 
-    def _decide(self, method: str, obs: Observation, options: tuple = ()) -> Any:
-        fields: dict[str, Any] = {"obs": protocol.observation_to_json(obs)}
+    def _decide(self, method: str, obs: Observation, options: tuple = (), **extra: Any) -> Any:
+        fields: dict[str, Any] = {"obs": protocol.observation_to_json(obs), **extra}
         if method in ("choose_joker_treasure", "steal"):
             fields["options"] = protocol.options_to_json(method, options)
         return protocol.answer_from_json(method, self._ask(method, **fields), options)
@@ -269,6 +270,9 @@ class IsolatedBot(Strategy):
 
     def choose_joker_treasure(self, obs: Observation, options: tuple[int, ...]) -> int:
         return self._decide("choose_joker_treasure", obs, options)
+
+    def make_room(self, obs: Observation, treasure: int) -> int | None:
+        return self._decide("make_room", obs, treasure=format_card(treasure))
 
     def steal(self, obs: Observation, options: tuple[Steal, ...]) -> Steal | None:
         return self._decide("steal", obs, options)

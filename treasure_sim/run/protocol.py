@@ -18,8 +18,8 @@ from ..game.rules import RuleSet
 from ..game.strategy import ACTION_KINDS, Action, Observation, Steal
 
 PROTOCOL_VERSION = 1
-METHODS = ("setup", "act", "move_spades", "draw_heart", "choose_joker_treasure", "steal", "keep_playing",
-           "hand_end")
+METHODS = ("setup", "act", "move_spades", "draw_heart", "choose_joker_treasure", "make_room", "steal",
+           "keep_playing", "hand_end")
 _CARD_FIELDS = ("hand", "shared", "new_treasure", "treasures", "revealed")  # Observation fields holding card ids
 
 
@@ -121,6 +121,9 @@ def answer_from_json(method: str, reply: dict[str, Any], options: tuple = ()) ->
         return value
     if method == "choose_joker_treasure":
         return _card(_field(reply, "card", method), "card")
+    if method == "make_room":
+        card = _field(reply, "card", method)
+        return None if card is None else _card(card, "card")
     if method == "steal":
         choice = _field(reply, "steal", method)
         if choice is None:
@@ -203,6 +206,8 @@ def answer_to_json(method: str, answer: Any, options: tuple = ()) -> dict[str, A
         return {"keep": bool(answer)}
     if method == "choose_joker_treasure":
         return {"card": format_card(int(answer))}
+    if method == "make_room":
+        return {"card": None if answer is None else format_card(int(answer))}
     if method == "steal":
         return {"steal": None if answer is None else options.index(answer)}
     return {}

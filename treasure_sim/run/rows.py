@@ -8,6 +8,7 @@ from typing import Any
 import pyarrow as pa
 
 from ..game.history import GameResult, HandRecord
+from ..game.rules import RuleSet
 from .experiment import Entrant
 from .store import SCHEMAS, SUIT_COLUMNS
 
@@ -21,14 +22,15 @@ def new_columns() -> dict[str, Columns]:
     return {table: {n: [] for n in schema.names} for table, schema in SCHEMAS.items()}
 
 
-def eliminations(result: GameResult, ante: int) -> list[int | None]:
+def eliminations(result: GameResult, rules: RuleSet) -> list[int | None]:
     """Per seat, the hand after which it could no longer pay the ante (its last hand; 0 if it never played),
-    or None for a seat still able to play when the game ended."""
+    or None for a seat still able to pay the next hand's ante (which may have risen) when the game ended."""
     last = [0] * result.n_players
     for h in result.hands:
         for s, dealt in enumerate(h.in_hand):
             if dealt:
                 last[s] = h.hand_no
+    ante = rules.ante_at(result.hands_played + 1)
     return [last[s] if m < ante else None for s, m in enumerate(result.final_money)]
 
 
@@ -40,11 +42,10 @@ def finishing_order(money: Sequence[int], eliminated: Sequence[int | None]) -> l
 
 
 def game_rows(cols: Columns, experiment: str, game_id: int, deal: int, rotation: int, table_id: int,
-              seats: Sequence[int], entrants: Sequence[Entrant], result: GameResult, starting_money: int,
-              ante: int) -> None:
+              seats: Sequence[int], entrants: Sequence[Entrant], result: GameResult, rules: RuleSet) -> None:
     """Append one row per seat of a finished game."""
     money = result.final_money
-    eliminated = eliminations(result, ante)
+    eliminated = eliminations(result, rules)
     finish = finishing_order(money, eliminated)
     for seat, e_id in enumerate(seats):
         e = entrants[e_id]
@@ -57,7 +58,7 @@ def game_rows(cols: Columns, experiment: str, game_id: int, deal: int, rotation:
             "experiment": experiment, "game_id": game_id, "deal_id": deal, "rotation": rotation,
             "table_id": table_id, "seat": seat, "n_players": len(seats), "entrant_id": e_id, "entrant": e.label,
             "strategy": e.strategy, "params": e.params_json, "final_money": money[seat],
-            "net": money[seat] - starting_money, "win_share": result.win_shares[seat],
+            "net": money[seat] - rules.starting_money, "win_share": result.win_shares[seat],
             "rank": 1 + sum(m > money[seat] for m in money), "eliminated_hand": eliminated[seat],
             "finish": finish[seat], "hands_played": result.hands_played,
             "end_reason": result.end_reason, "decisions": result.decisions[seat], "errors": len(errs),
@@ -82,10 +83,11 @@ def hand_rows(cols: Columns, experiment: str, game_id: int, hands: Sequence[Hand
             "winners": list(h.winners),
             "winning_category": categories.get(main_winners[0]) if main_winners else None,
             "last_folder": h.last_folder, "new_treasure": h.new_treasure, "treasure_taken": h.treasure_taken,
+            "treasure_taker": h.treasure_taker if h.treasure_taken is not None else None,
             "spades_moved": sum(map(len, h.spades_moved)), "hearts_drawn": sum(map(len, h.drawn)),
             "steals": len(h.steals), "deck_size": h.deck_size_after, "void": h.void,
             "deck_ran_out": h.deck_ran_out, "bot_errors": len(h.errors), "money_after": list(h.money_after),
-            "shared": list(h.shared),
+            "shared": list(h.shared), "given_up": [card for _, card in h.given_up], "removed": list(h.removed),
         }
         for name, value in row.items():
             cols[name].append(value)
@@ -132,7 +134,7 @@ def seat_rows(cols: Columns, experiment: str, game_id: int, hands: Sequence[Hand
                 "bets": bets[seat], "calls": calls[seat], "checks": checks[seat], "vpip": seat in vpip,
                 "pfr": seat in pfr, "saw_shared": saw and (folded is None or folded > 0),
                 "showdown": seat in shown, "won": won[seat], "last_folder": h.last_folder == seat,
-                "treasure_taken": h.treasure_taken if h.last_folder == seat else None,
+                "treasure_taken": h.treasure_taken if h.treasure_taker == seat else None,
                 "spades_moved": list(h.spades_moved[seat]), "hearts_drawn": list(h.drawn[seat]),
                 "steals": stole[seat], "stolen_from": robbed[seat],
                 "errors": sum(1 for s, _ in h.errors if s == seat),

@@ -77,6 +77,7 @@ HANDS_SCHEMA = pa.schema([
     ("last_folder", pa.int8()),
     ("new_treasure", pa.string()),
     ("treasure_taken", pa.string()),
+    ("treasure_taker", pa.int8()),
     ("spades_moved", pa.int8()),
     ("hearts_drawn", pa.int8()),
     ("steals", pa.int8()),
@@ -86,6 +87,8 @@ HANDS_SCHEMA = pa.schema([
     ("bot_errors", pa.int16()),
     ("money_after", pa.list_(pa.int32())),
     ("shared", pa.list_(pa.string())),
+    ("given_up", pa.list_(pa.string())),
+    ("removed", pa.list_(pa.string())),
 ])
 SEATS_SCHEMA = pa.schema([
     ("experiment", _STR),

@@ -131,7 +131,7 @@ def run_task(task: Task) -> TaskResult:
             result = play_one(task, deal, rotation, seats)
             game_id = deal * task.rotations + rotation
             game_rows(columns["games"], task.experiment, game_id, deal, rotation, table_id, seats, task.entrants,
-                      result, task.rules.starting_money, task.rules.ante)
+                      result, task.rules)
             hand_rows(columns["hands"], task.experiment, game_id, result.hands)
             seat_rows(columns["seats"], task.experiment, game_id, result.hands)
             for seat, messages in enumerate(result.errors):

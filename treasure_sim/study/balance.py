@@ -41,7 +41,7 @@ NO_SHOWDOWN = "no showdown"
 REFERENCE = "random"  # the skill gap is measured against the entrants playing this strategy
 GAME_COLUMNS = ("game_id", "deal_id", "seat", "n_players", "entrant", "strategy", "final_money", "net",
                 "win_share", "hands_played", "end_reason", *SUIT_COLUMNS.values())
-HAND_COLUMNS = ("game_id", "hand_no", "players_at_showdown", "winning_category", "last_folder", "new_treasure",
+HAND_COLUMNS = ("game_id", "hand_no", "players_at_showdown", "winning_category", "treasure_taker", "new_treasure",
                 "treasure_taken", "spades_moved", "hearts_drawn", "steals", "void", "money_after")
 
 # metric groups, in report order: (key, title, what a value is)
@@ -145,7 +145,7 @@ def hand_values(games: pd.DataFrame, hands: pd.DataFrame) -> pd.DataFrame:
     first = (h["hand_no"] == 1).to_numpy()
     before[first] = h.loc[first, "game_id"].map(start).to_numpy(dtype=float)[:, None]
     took = np.flatnonzero(h["treasure_taken"].notna().to_numpy())
-    seat = h["last_folder"].to_numpy(dtype=float)[took].astype(int)
+    seat = h["treasure_taker"].to_numpy(dtype=float)[took].astype(int)
     taken = h.iloc[took]
     cost = pd.Series(before[took, seat] - after[took, seat], index=taken.index)
     suit = taken["treasure_taken"].astype(str).str[-1]

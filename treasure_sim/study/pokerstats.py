@@ -23,7 +23,8 @@ STATISTICS: dict[str, tuple[str, str, str]] = {
     "WTSD": ("share of the hands it saw the shared cards in that it took to a showdown", "went_to_showdown",
              "saw_shared"),
     "W$SD": ("share of its showdowns in which it won chips", "won_showdown", "showdown"),
-    "fold for a Treasure": ("share of its folds after which it took the New Treasure (it folded last)",
+    "fold for a Treasure": ("share of its folds after which it took the New Treasure (it folded last, or was "
+                            "passed it)",
                             "took_treasure", "folds"),
     "steals / hand": ("Diamonds steals per hand dealt", "steals", "hands"),
     "Hearts draws / hand": ("cards drawn with Hearts per hand dealt", "hearts", "hands"),
@@ -53,7 +54,7 @@ def poker_stats(seats: pd.DataFrame, level: float = LEVEL) -> pd.DataFrame:
     s = seats.assign(
         hands=1, went_to_showdown=seats["showdown"] & seats["saw_shared"],
         won_showdown=seats["showdown"] & (seats["won"] > 0), folds=seats["folded_round"].notna(),
-        took_treasure=seats["folded_round"].notna() & seats["last_folder"] & seats["treasure_taken"].notna())
+        took_treasure=seats["folded_round"].notna() & seats["treasure_taken"].notna())
     columns = sorted({c for _, e, n in STATISTICS.values() for c in (e, n)})
     unit = [c for c in ("run", "deal_id") if c in s.columns]
     per_deal = s.groupby(["entrant", *unit], observed=True)[columns].sum(numeric_only=False).astype(float)
