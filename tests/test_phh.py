@@ -221,3 +221,46 @@ def test_public_records_hide_unshown_hands():
     assert data["actions"][0].startswith("d dh p1 ")
     hidden = [a for a in data["actions"] if a.startswith("d dh") and "????" in a]
     assert len(hidden) == 2 - len(public.shown)
+
+
+SMALL_RUN = """
+name = "phh-run"
+seed = 5
+deals = 3
+table_size = 3
+[[entrants]]
+strategy = "random"
+[[entrants]]
+strategy = "rock"
+[[entrants]]
+strategy = "treasure_hunter"
+label = "hunter"
+[rules]
+max_hands = 20
+"""
+
+
+def test_run_histories_writes_phh_beside_the_results(tmp_path):
+    from treasure_sim.cli import main
+    from treasure_sim.run.histories import history_path
+    from treasure_sim.run.store import read_games, verify
+
+    config = tmp_path / "small.toml"
+    config.write_text(SMALL_RUN)
+    out = tmp_path / "out"
+    assert main(["run", str(config), "--out", str(out), "--workers", "1", "--histories", "4"]) == 0
+    files = sorted((out / "histories").iterdir())
+    assert files == [history_path(out, g) for g in range(4)]
+    games = read_games(out).to_pandas()
+    for game_id, path in enumerate(files):
+        hands = list(HandHistory.loads_all(path.read_text()))
+        rows = games[games.game_id == game_id].sort_values("seat")
+        assert len(hands) == rows.hands_played.iloc[0]
+        assert sorted(hands[0].players) == sorted(rows.entrant.astype(str))
+        assert hands[0].event == "phh-run"
+        last = hands[-1]
+        final = dict(zip(last.seats, last.finishing_stacks, strict=True))
+        assert all(final[s + 1] == m for s, m in zip(rows.seat, rows.final_money, strict=True) if s + 1 in final)
+    assert verify(out).ok
+    assert main(["run", str(config), "--out", str(out), "--workers", "1", "--overwrite"]) == 0
+    assert not (out / "histories").exists()
