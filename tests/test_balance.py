@@ -107,7 +107,8 @@ def test_hand_values_count_pots_abilities_and_the_last_folders_chips():
                           "net": [-5, 2, 3]})
     hands = pd.DataFrame({
         "game_id": [0, 0, 0], "hand_no": [2, 1, 3], "players_at_showdown": [2, 0, 0],
-        "winning_category": ["flush", None, None], "last_folder": [1.0, 2.0, np.nan], "treasure_taker": [1.0, 2.0, np.nan],
+        "winning_category": ["flush", None, None], "last_folder": [1.0, 2.0, np.nan],
+        "treasure_taker": [1.0, 2.0, np.nan],
         "new_treasure": ["RJ", "Kc", None], "treasure_taken": ["7h", "Kc", None], "spades_moved": [1, 0, 0],
         "hearts_drawn": [3, 0, 0], "steals": [0, 1, 0], "void": [False, False, True],
         "money_after": [[95, 102, 103], [99, 103, 98], [95, 102, 103]]})

@@ -1,7 +1,7 @@
 """The ``treasure-sim`` command: the only package that knows argparse.
 
 One ``add_<name>`` function per subcommand registers its options, one ``cmd_<name>`` runs it (``runs``:
-run, sweep, verify; ``reports``: report, bench; ``options``: what they share). Modules
+run, sweep, verify; ``reports``: report, bench; ``play``: play; ``options``: what they share). Modules
 that load pandas or matplotlib (report, analysis) are imported inside the command that needs them, so
 ``treasure-sim run`` and its forked workers never pay for them.
 """
@@ -18,12 +18,13 @@ from ..run.experiment import ConfigError
 from ..run.store import ResultsError
 from ..run.tournament import BotFailure
 from .options import UsageError
+from .play import add_play
 from .reports import add_bench, add_report
 from .runs import add_run, add_sweep, add_verify
 from .tune import add_tune
 
 SUBCOMMANDS: tuple[Callable[[argparse._SubParsersAction], None], ...] = (
-    add_run, add_sweep, add_verify, add_tune, add_report, add_bench)
+    add_run, add_sweep, add_verify, add_tune, add_report, add_bench, add_play)
 
 
 def build_parser() -> argparse.ArgumentParser:

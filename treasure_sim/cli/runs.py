@@ -12,7 +12,7 @@ from typing import Any
 
 from ..run.execute import RunReport, run_experiment
 from ..run.experiment import default_experiment, load_experiment
-from .options import UsageError, add_execution_options, count, execute, positive, positive_float
+from .options import UsageError, add_execution_options, count, execute, positive, positive_float, seed
 
 # ----- run -------------------------------------------------------------------------------------------------
 FIRST_BATCH = 100  # deals of the first batch of --until-ci without --deals (no stop on precision before 100)
@@ -30,6 +30,9 @@ def add_run(sub: argparse._SubParsersAction) -> None:
     add_precision_options(p, "every entrant's interval of --metric", "strength, win_share or net "
                           "(default strength: the headline)")
     add_execution_options(p, "results folder", "results of a different config")
+    p.add_argument("--histories", type=seed, default=0, metavar="N",
+                   help="also write the full hand histories of the first N games (game_id < N) as PHH, one file "
+                        "per game, in DIR/histories/ (docs/phh.md; not checked by verify)")
     p.set_defaults(func=cmd_run)
 
 
@@ -98,7 +101,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     exp = load_experiment(args.config) if args.config else default_experiment()
     exp = exp.replace(deals=args.deals, seed=args.seed, decision_timeout=args.decision_timeout)
     if args.until_ci is None:
-        report = execute(args, exp.name, functools.partial(run_experiment, exp))
+        report = execute(args, exp.name, functools.partial(run_experiment, exp, histories=args.histories))
         if report is None:
             return 130
         print(summary(report, exp.name, exp.deals, exp.rotations, exp.table_size, len(exp.entrants)))
@@ -110,7 +113,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UsageError(f"--metric must be one of {', '.join(METRICS)} for a run, got {metric!r}")
 
     def play(deals: int, out: Path, **options: Any) -> RunReport:
-        return run_experiment(exp.replace(deals=deals), out, **options)
+        return run_experiment(exp.replace(deals=deals), out, histories=args.histories, **options)
 
     def widest(out: Path) -> float:
         return max(run_summary(out).half_widths(metric).values())  # the intervals the summary prints

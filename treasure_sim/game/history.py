@@ -8,13 +8,17 @@ same objects to bots without a bot being able to rewrite what happened.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from . import evaluator
 from .cards import card_names
+
+if TYPE_CHECKING:
+    from .rules import RuleSet
 
 END_REASONS = ("deck_empty", "all_stopped", "too_few_players", "hand_limit")
 ROUND_NAMES = ("pre-flop (step 4)", "after 2 shared (step 6)", "after 4 shared (step 8)", "river (step 10)")
@@ -182,6 +186,12 @@ class HandRecord(NamedTuple):
     def to_dict(self) -> dict[str, Any]:
         return _jsonable(self)
 
+    def to_phh(self, rules: RuleSet | None = None, players: Sequence[str] | None = None) -> str:
+        """This hand as Poker Hand History (PHH) text, under ``rules`` (default: the default rules); ``phh.py``."""
+        from .phh import hand_to_phh
+
+        return hand_to_phh(self, rules, players) if rules is not None else hand_to_phh(self, players=players)
+
     def __str__(self) -> str:
         return format_hand(self)
 
@@ -213,6 +223,12 @@ class GameResult:
 
     def to_dict(self) -> dict[str, Any]:
         return _jsonable(self)
+
+    def to_phh(self, players: Sequence[str] | None = None) -> str:
+        """Every hand as one PHH collection (``.phhs``), players named by strategy unless ``players``; ``phh.py``."""
+        from .phh import game_to_phhs
+
+        return game_to_phhs(self, players)
 
 
 def format_hand(rec: HandRecord) -> str:

@@ -20,6 +20,7 @@ from tqdm import tqdm
 
 from .backends import DaskBackend, ProcessBackend, deals_per_task, default_workers, make_backend, run_logging
 from .experiment import Experiment
+from .histories import write_histories
 from .store import (
     Invocation,
     Manifest,
@@ -131,9 +132,11 @@ class RunReport:
 
 def run_experiment(exp: Experiment, out: str | Path, *, workers: int | None = None, executor: str = "process",
                    scheduler: str | None = None, overwrite: bool = False, progress: bool | None = None,
-                   strict: bool = False, on_part: Callable[[TaskResult], None] | None = None) -> RunReport:
+                   strict: bool = False, on_part: Callable[[TaskResult], None] | None = None,
+                   histories: int = 0) -> RunReport:
     """Play every game of ``exp`` not yet in ``out``, writing parts as tasks finish.
 
+    ``histories``: the games with game_id below it also go to ``out/histories/`` as PHH (`histories.py`).
     ``progress``: None shows the bar only on a terminal. ``strict``: stop at a bot's first error with a
     `BotFailure` naming it (parts already written stay). ``on_part`` is called after each part is written
     (a test hook: raising KeyboardInterrupt there is a Ctrl-C at that moment).
@@ -152,7 +155,7 @@ def run_experiment(exp: Experiment, out: str | Path, *, workers: int | None = No
                         results.path, old.package_version, _version())
         manifest = _run_manifest(exp, old)
         with run_logging(results.log_path, multiprocess=executor == "process"), backend:
-            return _run(exp, results, manifest, pending, backend, progress, on_part, strict)
+            return _run(exp, results, manifest, pending, backend, progress, on_part, strict, histories)
 
 
 def _run_manifest(exp: Experiment, old: Manifest | None) -> Manifest:
@@ -166,10 +169,10 @@ def _run_manifest(exp: Experiment, old: Manifest | None) -> Manifest:
 
 def _run(exp: Experiment, results: ResultsDir, manifest: Manifest, pending: list[tuple[int, int]],
          backend: ProcessBackend | DaskBackend, progress: bool | None,
-         on_part: Callable[[TaskResult], None] | None, strict: bool) -> RunReport:
+         on_part: Callable[[TaskResult], None] | None, strict: bool, histories: int = 0) -> RunReport:
     pending_deals = sum(b - a for a, b in pending)
     size = deals_per_task(pending_deals, exp.rotations, backend.workers)
-    tasks = plan_tasks(exp, pending, size, strict=strict)
+    tasks = plan_tasks(exp, pending, size, strict=strict, histories=histories)
     n_tasks = sum(-(-(b - a) // size) for a, b in pending)
     start_done = manifest.games_done
     run = Invocation(started=now(), executor=backend.name, workers=backend.workers)
@@ -183,6 +186,7 @@ def _run(exp: Experiment, results: ResultsDir, manifest: Manifest, pending: list
         with Progress(exp.name, exp.games, start_done, progress) as bar, \
                 contextlib.closing(backend.run(tasks)) as stream:
             for result in stream:
+                write_histories(results.path, result.histories)  # before the part: a recorded part has its files
                 part = results.write_part(result.first_deal, result.end_deal, result.tables)
                 results.record_part(part)
                 errors += result.bot_errors

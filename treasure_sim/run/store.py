@@ -30,6 +30,7 @@ import pyarrow.parquet as pq
 
 FORMAT_VERSION = 2  # 1: no checksums (still readable, not verifiable)
 RUN_MANIFEST, SWEEP_MANIFEST, PARTS_JOURNAL = "manifest.json", "sweep.json", "parts.jsonl"
+HISTORIES_DIR = "histories"  # PHH hand histories of some games (run --histories): beside the tables, not journalled
 _STR = pa.dictionary(pa.int32(), pa.string())  # low-cardinality strings: categorical in pandas
 
 # docs/results-schema.md documents every column; a test keeps the two in step.
@@ -604,7 +605,7 @@ class ResultsDir:
 
     def clear(self) -> None:
         """Remove this tool's files (only them: DIR may hold other things)."""
-        for t in TABLES:
+        for t in (*TABLES, HISTORIES_DIR):
             shutil.rmtree(self.table_dir(t), ignore_errors=True)
         for f in (self.manifest_path, self.log_path, self.path / PARTS_JOURNAL):
             f.unlink(missing_ok=True)

@@ -19,6 +19,7 @@ import pyarrow as pa
 
 from ..game.engine import Game, StrategyError
 from ..game.history import GameResult
+from ..game.phh import game_to_phhs
 from ..game.rules import RuleSet
 from ..game.seeding import derive, hardened_root_key
 from ..game.strategy import Strategy
@@ -54,6 +55,7 @@ class Task:
     end_deal: int  # exclusive
     decision_timeout: float | None = None
     strict: bool = False  # stop at a bot's first error (BotFailure) instead of playing the default answer
+    histories: int = 0  # games with a smaller game_id also come back as PHH hand histories
 
     @property
     def games(self) -> int:
@@ -70,20 +72,23 @@ class TaskResult:
     tables: dict[str, pa.Table]  # by table name (games, hands)
     seconds: float
     bot_errors: int
+    histories: tuple[tuple[int, str], ...] = ()  # (game_id, PHH text) of the games asked for (Task.histories)
 
 
 class BotFailure(RuntimeError):
     """A bot could not be built, or broke a strict run: one line naming the entrant, the game and what failed."""
 
 
-def plan_tasks(exp: Experiment, pending: list[tuple[int, int]], size: int, *, strict: bool = False) -> Iterator[Task]:
+def plan_tasks(exp: Experiment, pending: list[tuple[int, int]], size: int, *, strict: bool = False,
+               histories: int = 0) -> Iterator[Task]:
     """Cut the pending deal ranges [start, end) into tasks of at most ``size`` deals, as they are needed
-    (a run of 10**12 deals starts at once and plans in constant memory)."""
+    (a run of 10**12 deals starts at once and plans in constant memory). Games with a game_id below
+    ``histories`` come back with their PHH hand histories too."""
     tables = round_robin(len(exp.entrants), exp.table_size)
     for start, end in pending:
         for first in range(start, end, size):
             yield Task(exp.name, exp.seed, exp.rules, exp.entrants, tables, exp.rotations, first,
-                       min(end, first + size), exp.decision_timeout, strict)
+                       min(end, first + size), exp.decision_timeout, strict, histories)
 
 
 def make_bot(entrant: Entrant) -> Strategy:
@@ -124,6 +129,7 @@ def run_task(task: Task) -> TaskResult:
     start = time.perf_counter()
     columns = new_columns()
     errors = 0
+    histories = []
     for deal in range(task.first_deal, task.end_deal):
         table_id = deal % len(task.tables)
         for rotation in range(task.rotations):
@@ -134,13 +140,17 @@ def run_task(task: Task) -> TaskResult:
                       result, task.rules)
             hand_rows(columns["hands"], task.experiment, game_id, result.hands)
             seat_rows(columns["seats"], task.experiment, game_id, result.hands)
+            if game_id < task.histories:
+                labels = [task.entrants[e].label for e in seats]
+                histories.append((game_id, game_to_phhs(result, labels, event=task.experiment, table=table_id)))
             for seat, messages in enumerate(result.errors):
                 if messages:
                     errors += len(messages)
                     _report_bot_errors(task.entrants[seats[seat]].label, game_id, seat, messages)
     seconds = time.perf_counter() - start
     log.info("deals %d-%d: %d games in %.2f s", task.first_deal, task.end_deal - 1, task.games, seconds)
-    return TaskResult(task.first_deal, task.end_deal, task.games, to_tables(columns), seconds, errors)
+    return TaskResult(task.first_deal, task.end_deal, task.games, to_tables(columns), seconds, errors,
+                      tuple(histories))
 
 
 _warned: set[str] = set()  # per worker process: entrants whose errors were already shown on the console
