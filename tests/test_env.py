@@ -54,7 +54,8 @@ def coverage_policy(rng: np.random.Generator):
 
 
 def test_every_decision_type_is_reached_and_answered_and_rewards_add_up_to_the_chips():
-    environment = raw_env(learners=3, bots=("calling_station",), rules=RuleSet(max_hands=80))
+    rules = RuleSet(max_hands=80, zone_limit=3, at_limit="choose")  # a full zone asks make_room too
+    environment = raw_env(learners=3, bots=("calling_station",), rules=rules)
     choose = coverage_policy(np.random.default_rng(0))
     seen: collections.Counter = collections.Counter()
     for game in range(30):

@@ -118,6 +118,18 @@ def test_a_joker_treasure_is_the_persons_choice():
     assert record.treasure_taken == "Qc" and game.treasures[0] == ("Qc",)
 
 
+def test_a_full_zone_asks_the_person_what_to_give_up():
+    # the person folds at once (the last folder), its zone of two is full: it gives up 2c for the New Treasure
+    person = scripted("f\n7\n1\ny\n")
+    rules = RuleSet(diamonds=False, zone_limit=2, at_limit="choose")
+    game = Game([person, CallingStation()], rules, seed=3, dealer=1, treasures={0: "2c 9d"}, deck="Ah Kh Qc Jc As")
+    record = game.play_hand()
+    text = person.console.stdout.getvalue()
+    assert "Your Treasure Zone is full (2 cards): give one up for As" in text
+    assert "! " in text  # 7 is not a choice: said why, and asked again
+    assert record.given_up == ((0, "2c"),) and sorted(game.treasures[0]) == ["9d", "As"]
+
+
 # ----- the command, end to end in a terminal ------------------------------------------------------------------
 def spawn(*args: str, **kwargs) -> pexpect.spawn:
     child = pexpect.spawn(COMMAND[0], [*COMMAND[1:], "play", *args], encoding="utf-8", timeout=60,

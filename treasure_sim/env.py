@@ -35,7 +35,7 @@ FOLD_ACTION, CALL_ACTION, MIN_RAISE, HALF_POT, POT, TWO_POTS, ALL_IN, YES, NO = 
 CARD_BASE = 9  # action CARD_BASE + c names card c (0..51, rank * 4 + suit)
 N_ACTIONS = CARD_BASE + 52
 RAISE_ACTIONS = {MIN_RAISE: None, HALF_POT: 0.5, POT: 1.0, TWO_POTS: 2.0, ALL_IN: None}
-PHASES = ("bet", "spades", "hearts", "joker_treasure", "steal_card", "steal_diamond", "keep_playing")
+PHASES = ("bet", "spades", "hearts", "joker_treasure", "make_room", "steal_card", "steal_diamond", "keep_playing")
 PLAYER_FEATURES = 8  # money, bet, committed, folded, in hand, all in, dealer, last folder
 ACTION_NAMES = ("fold", "check/call", "raise: minimum", "raise: half pot", "raise: pot", "raise: two pots",
                 "all in", "yes", "no") + tuple(f"card {c}" for c in range(52))
@@ -121,6 +121,12 @@ class _ProxySeat(Strategy):
     def choose_joker_treasure(self, obs: Observation, options: tuple[int, ...]) -> int:
         return self.channel.ask(Decision(obs.seat, "joker_treasure", obs, [CARD_BASE + c for c in options],
                                          options, answer=card_or_none))
+
+    def make_room(self, obs: Observation, treasure: int) -> int | None:
+        """At the zone limit (``at_limit = "choose"``): a Treasure of mine to give up for ``treasure``, or NO."""
+        mine = sorted(obs.my_treasures)
+        return self.channel.ask(Decision(obs.seat, "make_room", obs, [NO] + [CARD_BASE + c for c in mine],
+                                         (treasure,), answer=card_or_none))
 
     def steal(self, obs: Observation, options: tuple[Steal, ...]) -> Steal | None:
         cards = sorted({s.card for s in options})

@@ -231,6 +231,17 @@ class TerminalPlayer(Strategy):
         return options[self._ask(obs, f"Card 1..{len(options)} > ", lambda t: read_choice(t, len(options)),
                                  table=False)]
 
+    def make_room(self, obs: Observation, treasure: int) -> int | None:
+        self.console.say("\n" + render(obs, self.names))
+        mine = sorted(obs.my_treasures)
+        self.console.say(f"Your Treasure Zone is full ({obs.rules.zone_limit} cards): give one up for "
+                         f"{describe_card(treasure, obs.rules)}, or keep your zone and let it go:")
+        for i, card in enumerate(mine, 1):
+            self.console.say(f"  {i}: give up {describe_card(card, obs.rules)}")
+        index = self._ask(obs, f"Card 1..{len(mine)}, or 0 / Enter to let it go > ",
+                          lambda t: read_choice(t, len(mine), stop=True), table=False)
+        return None if index is None else mine[index]
+
     def steal(self, obs: Observation, options: tuple[Steal, ...]) -> Steal | None:
         self.console.say("\n" + render(obs, self.names))
         self.console.say("Step 16: you may spend a Diamonds Treasure (it goes under the deck) to steal a Treasure "

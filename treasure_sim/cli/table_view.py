@@ -15,7 +15,7 @@ from ..game.strategy import Observation
 
 ROUND_STEPS = ("pre-flop, step 4", "2 shared cards, step 6", "4 shared cards, step 8", "5 shared cards, step 10")
 PHASES = {"spades": "step 11, Spades", "hearts": "step 12, Hearts draws", "joker_treasure": "step 15, Joker Treasure",
-          "steal": "step 16, steals", "keep_playing": "between hands"}
+          "make_room": "steps 14-15, a full Treasure Zone", "steal": "step 16, steals", "keep_playing": "between hands"}
 PLURAL = {4: "sixes"}  # rank names whose plural is not name + "s"
 
 
