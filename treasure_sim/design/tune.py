@@ -23,11 +23,11 @@ from typing import Any
 from ..run.experiment import TOP_KEYS, ConfigError, Experiment, check_keys, parse_experiment, read_toml
 from ..run.schedule import deals_to_seat_everyone
 from ..run.store import atomic_write, now, read_manifest
-from ..run.sweep import Variant, grid_variants, variant_experiment
+from ..run.sweep import Variant, grid_variants, listed_variants, variant_experiment
 from ..study.targets import METRICS, Target, load_games
 
 MANIFEST = "tune.json"
-TUNE_KEYS = ("budget", "eta", "knobs", "targets", "first_deals")
+TUNE_KEYS = ("budget", "eta", "knobs", "candidates", "targets", "first_deals")
 TARGET_KEYS = ("metric", "at_least", "at_most", "between", "better", "worse")
 
 
@@ -79,7 +79,15 @@ def parse_tuning(data: dict[str, Any], source: str = "<memory>", *, check_strate
                           f"[[tune.targets]]")
     check_keys(tune, TUNE_KEYS, f"{where}[tune]: ")
     base = parse_experiment(data, source, check_strategies=check_strategies)
-    candidates = grid_variants(tune.get("knobs"), f"{where}[tune.knobs] as a grid: ")
+    if "knobs" not in tune and "candidates" not in tune:
+        raise ConfigError(f"{where}[tune] needs candidates: a grid [tune.knobs] (every combination is one) and/or "
+                          f"named [[tune.candidates]] (name and rules, like a sweep's [[variants]])")
+    candidates = (grid_variants(tune["knobs"], f"{where}[tune.knobs] as a grid: ") if "knobs" in tune else []) + \
+        (listed_variants(tune["candidates"], f"{where}[tune.candidates] as variants: ") if "candidates" in tune
+         else [])
+    names = [c.name for c in candidates]
+    if len(set(names)) != len(names):
+        raise ConfigError(f"{where}[tune]: candidate names must differ, got {', '.join(names)}")
     for c in candidates:
         try:
             variant_experiment(base, c)

@@ -120,8 +120,8 @@ def parse_sweep(data: dict[str, Any], source: str = "<memory>", *, check_strateg
     if grid is None and listed is None:
         raise ConfigError(f"{where}no variants: give a grid ([sweep] with e.g. jokers = [0, 1, 2]) or named "
                           f"variants ([[variants]] with name = \"...\" and rules = {{ ... }}), or both")
-    variants = (grid_variants(grid, where) if grid is not None else []) + (_listed(listed, where) if listed is not None
-                                                                   else [])
+    variants = (grid_variants(grid, where) if grid is not None else []) + \
+        (listed_variants(listed, where) if listed is not None else [])
     names = [v.name for v in variants]
     for name in dict.fromkeys(names):
         if names.count(name) > 1:
@@ -176,7 +176,7 @@ def grid_variants(grid: Any, where: str) -> list[Variant]:
     return variants
 
 
-def _listed(listed: Any, where: str) -> list[Variant]:
+def listed_variants(listed: Any, where: str) -> list[Variant]:
     if not isinstance(listed, list) or not listed:
         raise ConfigError(f"{where}variants must be a non-empty array of tables ([[variants]] with name and "
                           f"rules), got {listed!r}")
