@@ -5,7 +5,11 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from ..study.markdown import md_table
+import numpy as np
+from matplotlib.figure import Figure
+
+from ..study.markdown import md_table, save_figure
+from ..study.plots import OKABE_ITO
 from .tune import Measured, TuneReport
 
 
@@ -60,7 +64,57 @@ def markdown(report: TuneReport, changes: dict[str, dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def plot_candidates(measured: list[Measured]) -> Figure:
+    """One panel per target: every candidate's estimate with its interval (colour: ✓ met, ✗ missed, ? uncertain,
+    colour-blind safe and repeated by the marker), the target's bounds shaded."""
+    targets = list(measured[0].estimates) if measured else []
+    fig = Figure(figsize=(max(7.0, 3.6 * len(targets)), 1.4 + 0.38 * len(measured)), layout="constrained")
+    axes = fig.subplots(1, max(1, len(targets)), sharey=True, squeeze=False)[0]
+    style = {"met": (OKABE_ITO[2], "o"), "missed": (OKABE_ITO[4], "x"), "uncertain": (OKABE_ITO[1], "d")}
+    y = np.arange(len(measured))[::-1]
+    for ax, target in zip(axes, targets, strict=False):
+        for yi, m in zip(y, measured, strict=True):
+            e = m.estimates[target]
+            color, marker = style[e["verdict"]]
+            if not math.isnan(e["low"]) and e["low"] != e["high"]:
+                ax.plot([e["low"], e["high"]], [yi, yi], color=color, linewidth=2)
+            ax.plot([e["value"]], [yi], marker=marker, color=color, markersize=7)
+        bounds = _bounds(target)
+        if bounds:
+            left, right = ax.get_xlim()
+            ax.axvspan(max(bounds[0], min(left, bounds[1])), min(bounds[1], max(right, bounds[0])), color="0.85",
+                       zorder=0)
+            ax.set_xlim(left, right)
+        ax.set_title(target, fontsize=9)
+        ax.grid(axis="x", alpha=0.3)
+    axes[0].set_yticks(y, [f"{m.name} ({m.deals} deals)" for m in measured], fontsize=8)
+    fig.supxlabel("grey: where the target is met; bars: 95% intervals; ● met, ◆ uncertain, × missed", fontsize=8,
+                  color="0.35")
+    return fig
+
+
+def _bounds(label: str) -> tuple[float, float] | None:
+    """The shaded region of a target from its label (``a ≤ x ≤ b``, ``x ≥ a``, ``x ≤ b``)."""
+    parts = label.split(" ")
+    try:
+        if parts.count("≤") == 2:
+            return float(parts[0]), float(parts[-1])
+        if "≥" in parts:
+            return float(parts[-1]), math.inf
+        if "≤" in parts:
+            return -math.inf, float(parts[-1])
+    except ValueError:
+        return None
+    return None
+
+
 def write(report: TuneReport, changes: dict[str, dict]) -> Path:
     path = report.out / "report.md"
-    path.write_text(markdown(report, changes), encoding="utf-8")
+    text = markdown(report, changes)
+    final = report.final
+    if final:
+        save_figure(plot_candidates(final), report.out / "candidates.png", dpi=110)
+        text = text.replace("## Trade-off front", "![every candidate against the targets](candidates.png)\n\n"
+                                                  "## Trade-off front", 1)
+    path.write_text(text, encoding="utf-8")
     return path
