@@ -96,7 +96,7 @@ class ScriptedBot(Strategy):
 
 def stacked(n: int, hole: Mapping[int, str], *, dealer: int = 0, new: str = "", shared: str = "",
             then: str = "", out: Iterable[int] = ()) -> str:
-    """The top of a deck in RULES.md 3's deal order: hole cards one at a time in turn order (left of
+    """The top of a deck in rulings §3's deal order: hole cards one at a time in turn order (left of
     the dealer, players ``out`` skipped), two rounds; the New Treasure; shared; then Hearts draws."""
     order = [(dealer + 1 + i) % n for i in range(n) if (dealer + 1 + i) % n not in set(out)]
     cards = {s: hole[s].split() for s in order}

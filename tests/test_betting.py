@@ -1,4 +1,4 @@
-"""betting.py (RULES.md 4): bet limits per structure, the uncalled bet, side pots and the odd chip."""
+"""betting.py (rulings §4): bet limits per structure, the uncalled bet, side pots and the odd chip."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Cards (RULES.md 1): ids, notation both ways, values for Diamonds steals, decks."""
+"""Cards (rulings §1): ids, notation both ways, values for Diamonds steals, decks."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Scenarios for RULES.md 6: each suit's ability, and its switch, with stacked decks and scripted bots."""
+"""Scenarios for rulings §6: each suit's ability, and its switch, with stacked decks and scripted bots."""
 
 from __future__ import annotations
 
@@ -68,7 +68,7 @@ def test_declining_a_hearts_draw_gives_up_the_rest():
 
 
 def test_hands_are_revealed_at_the_start_of_step_12_and_hearts_decisions_see_them():
-    # RULES.md 6 (added 2026-12-01): seat 2 folds; seats 1 (first) and 0 draw with Hearts, each seeing the
+    # rulings §6 (added 2026-12-01): seat 2 folds; seats 1 (first) and 0 draw with Hearts, each seeing the
     # other's hand, Spades moved included, and every card drawn so far; a folded hand is never revealed
     log: list = []
     players = [ScriptedBot(log=log), ScriptedBot(spades=["As"], log=log), ScriptedBot(["fold"], log=log)]

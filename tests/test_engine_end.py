@@ -1,4 +1,4 @@
-"""RULES.md 7: the end of a hand and of the game (deck runs out, all stop, too few players, hand limit, winners)."""
+"""rulings §7: the end of a hand and of the game (deck runs out, all stop, too few players, hand limit, winners)."""
 
 from __future__ import annotations
 

@@ -7,10 +7,10 @@ chips per seat are compared. pokerkit player i is our i-th seat in turn order (l
 
 Two conventions differ and their hands are counted and skipped, never silently:
 - odd chips: pokerkit merges the pots a tie wins (once the losing hands are killed) and gives all
-  the odd chips to the first winner; we split each pot on its own (RULES.md 4) and give its odd
+  the odd chips to the first winner; we split each pot on its own (rulings §4) and give its odd
   chips one each in turn order. They can differ only when a tie's odd chips add up to two or more;
 - pokerkit applies the Hold'em rule that an all-in raise short of a full raise does not reopen
-  raising for players who already acted; RULES.md has no such rule, so we allow it.
+  raising for players who already acted; our rulings have no such rule, so we allow it.
 """
 
 from __future__ import annotations

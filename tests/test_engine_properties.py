@@ -1,4 +1,4 @@
-"""Invariants over random rules, table sizes and random legal bots; determinism; hidden information (RULES.md 8)."""
+"""Invariants over random rules, table sizes and random legal bots; determinism; hidden information (rulings §10)."""
 
 from __future__ import annotations
 
@@ -111,7 +111,7 @@ def test_deal_seed_drives_the_cards_alone():
     assert first_hole(1, 99) == first_hole(2, 99) != first_hole(1, 98)
 
 
-# ----- RULES.md 8: what a player sees --------------------------------------------------------------------
+# ----- rulings §10: what a player sees --------------------------------------------------------------------
 def test_an_observation_has_no_field_for_hidden_things():
     assert set(Observation._fields) == {
         "phase", "seat", "n_players", "hand_no", "dealer", "hand", "shared", "new_treasure", "treasures", "money",

@@ -1,4 +1,4 @@
-"""Scenarios for RULES.md 3 (the table), 4 (betting and pots) and 5 (the New Treasure): stacked decks,
+"""Scenarios for rulings §3 (the table), 4 (betting and pots) and 5 (the New Treasure): stacked decks,
 scripted bots, and assertions that fail if the ruling is broken."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ def bots(n, scripts=None, **kw):
     return [ScriptedBot(scripts.get(s, ()), **kw) for s in range(n)]
 
 
-# ----- RULES.md 3: the table ----------------------------------------------------------------------------
+# ----- rulings §3: the table ----------------------------------------------------------------------------
 def test_deal_order_hole_cards_one_at_a_time_then_new_treasure_then_shared():
     hole = {0: "2c 3c", 1: "As Ks", 2: "Qh Jh"}
     deck = stacked(3, hole, dealer=0, new="7d", shared="4s 5s 6s 8s 9s")
@@ -100,7 +100,7 @@ def test_scenario_arguments_are_checked(kw, match):
         Game(bots(3), **kw)
 
 
-# ----- RULES.md 4: betting ------------------------------------------------------------------------------
+# ----- rulings §4: betting ------------------------------------------------------------------------------
 def test_folding_when_checking_is_free_is_legal_and_makes_you_last_folder():
     game = Game(bots(3, {1: ["fold"]}), deck=stacked(3, {0: "2c 3c", 1: "4d 5d", 2: "6h 8h"}, new="Kd"))
     rec = game.play_hand()
@@ -186,7 +186,7 @@ def test_side_pots_with_three_all_ins_of_different_sizes():
 
 
 def test_when_all_but_one_fold_the_last_player_takes_every_pot_even_those_it_did_not_cover():
-    # RULES.md 4 (added 2026-12-01): seat 0 is all in for 10; seats 1 and 2 build a side pot of 40 and
+    # rulings §4 (added 2026-12-01): seat 0 is all in for 10; seats 1 and 2 build a side pot of 40 and
     # then both fold: seat 0 takes the main pot and the side pot it could never have won at a showdown
     players = bots(3, {1: ["check", "raise 30", "fold"], 2: ["check", "call", "fold"], 0: ["raise 10"]})
     game = Game(players, money=[11, 100, 100], deck=stacked(3, {0: "2c 3d", 1: "As Ad", 2: "Ks Kd"}, new="8h"))
@@ -198,7 +198,7 @@ def test_when_all_but_one_fold_the_last_player_takes_every_pot_even_those_it_did
 
 
 def test_a_short_all_in_raise_reopens_the_betting_for_those_who_acted():
-    # RULES.md 4: seat 1 bets 10, seat 2 goes all in for 11 (short of a full raise to 20), seat 0 calls;
+    # rulings §4: seat 1 bets 10, seat 2 goes all in for 11 (short of a full raise to 20), seat 0 calls;
     # seat 1 has acted, yet may raise again (casino rules, as in pokerkit, would not let it)
     players = bots(3, {1: ["raise 10", "raise 40"], 2: ["raise 11"], 0: ["call", "call"]})
     rec = Game(players, money=[100, 100, 12]).play_hand()
@@ -259,7 +259,7 @@ def test_an_all_fold_hand_skips_steps_11_to_13_but_does_14_to_16():
     assert rec.payouts == (-1, 2, -1) and rec.returned == (1, 5)
 
 
-# ----- RULES.md 5: the New Treasure ---------------------------------------------------------------------
+# ----- rulings §5: the New Treasure ---------------------------------------------------------------------
 def test_the_last_folder_takes_the_new_treasure_not_the_pot_winner():
     hole = {0: "As Ad", 1: "2d 3d", 2: "6d 8d"}
     players = bots(3, {1: ["fold"], 2: ["check", "check", "fold"], 0: ["check", "raise 5"]})

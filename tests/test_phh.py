@@ -1,6 +1,6 @@
 """PHH export: Hold'em hands load back in pokerkit with the recorded stacks; Treasure hands carry the extension.
 
-pokerkit applies Hold'em's conventions where RULES.md differs (see docs/phh.md); those hands are named,
+pokerkit applies Hold'em's conventions where our rulings differ (see docs/phh.md); those hands are named,
 counted and skipped, never silently: odd chips of a split (pokerkit gives them all to one winner), a raise
 after a short all-in (pokerkit does not reopen the betting), and, with folds when checking is free (legal
 here, it is how Treasures are won), a fold by a player alone with chips (Hold'em never asks them) or
@@ -66,7 +66,7 @@ def lone_free_fold(rec: HandRecord) -> bool:
 
 
 def dead_money(rec: HandRecord) -> bool:
-    """A folded player put in more than every player still in: RULES.md gives it to them, pokerkit does not."""
+    """A folded player put in more than every player still in: our rulings give it to them, pokerkit does not."""
     chips = committed(rec)
     live = [chips[s] for s in range(len(chips)) if rec.in_hand[s] and not rec.folded[s]]
     return any(chips[s] > max(live) for s in range(len(chips)) if rec.folded[s])

@@ -1,4 +1,4 @@
-"""RuleSet: every RULES.md field with its default, validation naming the field, dict round-trips."""
+"""RuleSet: every field of the rulings with its default, validation naming the field, dict round-trips."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from treasure_sim import RuleSet
 
-# RULES.md, field by field: the default and every other value the rulings allow.
+# the rulings (seeds/rulings.md), field by field: the default and every other value the rulings allow.
 RULES_MD = {
     "jokers": (2, [0, 1]),
     "ace_value": (14, [1]),

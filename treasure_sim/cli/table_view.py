@@ -1,7 +1,7 @@
 """The table as a person at it sees it: an `Observation` drawn as text (``treasure-sim play``, ``--watch``).
 
 Why from the Observation alone: the person at the table must see exactly what a bot in their seat would
-(RULES.md 8), no more; everything here is a pure function of what the engine already hands a bot.
+(rulings §10), no more; everything here is a pure function of what the engine already hands a bot.
 """
 
 from __future__ import annotations

@@ -104,7 +104,7 @@ def split_pots(
     The uncalled bet must already have been taken out of ``committed``.
     """
     total: int = sum(committed)
-    if len(contenders) == 1:  # all but one folded: every chip of the hand, side pots included (RULES.md 4)
+    if len(contenders) == 1:  # all but one folded: every chip of the hand, side pots included (rulings §4)
         return [_pot(PotResult, (total, tuple(contenders), tuple(contenders), (total,)))] if total else []
     levels = sorted({committed[s] for s in contenders if committed[s] > 0})
     if len(levels) == 1:  # no side pot (the common case): one pot of every chip, for every contender

@@ -1,4 +1,4 @@
-"""Cards: integer ids, the notation of RULES.md section 1, and the decks."""
+"""Cards: integer ids, the notation of rulings §1, and the decks."""
 
 from __future__ import annotations
 

@@ -201,7 +201,7 @@ class Game:
         )
 
     def _check_next_hand(self) -> None:
-        """Before each hand: who can pay the ante, the hand cap, and the vote to go on (RULES.md 3, 7)."""
+        """Before each hand: who can pay the ante, the hand cap, and the vote to go on (rulings §3, §7)."""
         t = self.table
         money, out = t.money, t.out
         ante = t.ante = self.rules.ante_at(t.hand_no + 1)  # the ante of the hand about to start
@@ -251,7 +251,7 @@ class Game:
                 if deal and h.live > 1:
                     h.deal_shared(t, deal)  # steps 5, 7, 9
         except DeckEmpty:
-            h.void = True  # RULES.md 7: every chip goes back, nothing else happens
+            h.void = True  # rulings §7: every chip goes back, nothing else happens
             for s in h.order:
                 h.give_back(t, s, h.committed[s])
         if not h.void:
@@ -278,7 +278,7 @@ class Game:
         if len(contenders) > 1:
             if rules.spades:
                 move_spades(t, h, seats, contenders, barred["spades"])
-            h.revealed = True  # step 12 begins by revealing the hands still in (RULES.md 6)
+            h.revealed = True  # step 12 begins by revealing the hands still in (rulings §6)
             if rules.hearts:
                 h.ran_out = draw_hearts(t, h, seats, contenders, rules, barred["hearts"])
             scores = self._choose_quintets(h, contenders)

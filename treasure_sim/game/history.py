@@ -174,7 +174,7 @@ class HandRecord(NamedTuple):
         return tuple(seen)
 
     def public(self, seat: int | None = None) -> HandRecord:
-        """The record as every player may see it: hole cards of unshown hands hidden (RULES.md 8).
+        """The record as every player may see it: hole cards of unshown hands hidden (rulings §10).
 
         A new record each call. With ``seat``, as that seat's bot is told it: only its own errors.
         """

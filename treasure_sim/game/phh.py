@@ -22,7 +22,7 @@ than one only this project prints. ``docs/phh.md`` documents the mapping; in sho
   commentaries in ``actions``, so the actions read as the whole hand.
 
 With ``RuleSet.holdem()`` a hand is plain PHH: pokerkit replays it to the recorded ``finishing_stacks``
-(tested), except where Hold'em conventions differ from RULES.md (see ``docs/phh.md``).
+(tested), except where Hold'em conventions differ from our rulings (see ``docs/phh.md``).
 This module builds text only; writing files is the caller's business.
 """
 

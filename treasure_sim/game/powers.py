@@ -66,7 +66,7 @@ def draw_hearts(table: Table, hand: Hand, seats: Sequence[Seat], contenders: lis
                 barred: frozenset[int]) -> bool:
     """Step 12: Hearts draws, in turn order, one optional card at a time. True if the deck ran out.
 
-    The deck runs out when a player chooses to draw and no card is left (RULES.md 7). A player draws at most
+    The deck runs out when a player chooses to draw and no card is left (rulings §7). A player draws at most
     ``hearts_cap`` cards (0: no cap); it is not asked for draws beyond the cap.
     """
     chain = rules.hearts_chain

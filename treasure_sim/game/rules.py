@@ -1,4 +1,4 @@
-"""The `RuleSet`: every variant of the rules a designer may flip (RULES.md names each field)."""
+"""The `RuleSet`: every variant of the rules a designer may flip (seeds/rulings.md names each field)."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def _check_choice(name: str, value: Any, allowed: tuple) -> None:
 
 @dataclass(frozen=True, slots=True)
 class RuleSet:
-    """The rules of one game. Defaults are the card plus RULES.md; each field is a balancing knob."""
+    """The rules of one game. Defaults are the card plus the rulings; each field is a balancing knob."""
 
     jokers: int = 2
     starting_money: int = 100

@@ -26,7 +26,7 @@ def names(cards: Sequence[int]) -> tuple[str, ...]:
 
 
 class DeckEmpty(Exception):
-    """A card had to be drawn and the deck was empty (the game ends, RULES.md section 7)."""
+    """A card had to be drawn and the deck was empty (the game ends, rulings §7)."""
 
 
 class Table:
@@ -373,7 +373,7 @@ class Hand:
 
 def observe(table: Table, hand: Hand, seat: int, phase: str, to_call: int = 0, min_raise_to: int = 0,
             max_raise_to: int = 0, legal: tuple[str, ...] = ()) -> Observation:
-    """A snapshot for ``seat``: only what RULES.md section 8 allows, sharing nothing mutable.
+    """A snapshot for ``seat``: only what rulings §10 allows, sharing nothing mutable.
 
     Built positionally in ``Observation`` field order: one is made per decision, so it is hot. Every
     field is an immutable value; the per-seat tuples are rebuilt from the hand's lists.

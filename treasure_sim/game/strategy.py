@@ -64,12 +64,12 @@ class Steal(NamedTuple):
 
 
 class Observation(NamedTuple):
-    """An immutable snapshot of exactly what RULES.md section 8 lets ``seat`` see.
+    """An immutable snapshot of exactly what rulings §10 lets ``seat`` see.
 
     A NamedTuple rather than a dataclass because the engine builds one per decision: tuples of ints
     are cheap to make, cannot be mutated, and share nothing with the engine's state.
     Per-seat fields are tuples indexed by seat number. ``revealed``: hands are revealed at the start
-    of step 12 (RULES.md 6), so from then on (Hearts draws, the Joker Treasure, steals) it holds the
+    of step 12 (rulings §6), so from then on (Hearts draws, the Joker Treasure, steals) it holds the
     hand of every seat still in — hole cards, Spades moved, cards drawn with Hearts so far — and
     None for the others; before step 12 every entry is None. ``restricted``: the powers this seat may not
     use this game (``POWERS`` names, in that order; () for a seat with none barred). It is told to the seat

@@ -120,7 +120,7 @@ def hand_values(games: pd.DataFrame, hands: pd.DataFrame) -> pd.DataFrame:
     """Per deal: what decides pots, ability use per hand, and the chips the last folder gave up.
 
     *Chips given up* is the last folder's stack before the hand minus after it, in a hand where a
-    Treasure entered their zone: the ante and every bet they put in before folding (RULES.md 5).
+    Treasure entered their zone: the ante and every bet they put in before folding (rulings §5).
     It is split by the suit of the card taken, and shown for hands whose New Treasure was a Joker.
     The Hearts chain is the number of cards drawn with Hearts in a hand with any draw, all seats together.
     """
