@@ -199,6 +199,22 @@ def test_monte_carlo_values_average_the_exact_ones(hearts):
     assert np.abs(after.mean(axis=0) - before).max() < se
 
 
+def test_the_new_treasure_luck_averages_out_when_the_deck_runs_short():
+    """Seven cards left and Hearts draws that can use them all: the New Treasure takes one of them, so the value
+    before it must deal it face down first (else the card it takes could still come as a draw)."""
+    zones = " ".join(f"{r}{s}" for r in "23456789T" for s in "schd") + " RJ BJ Jd Qd Kd As Ks"
+    st = _state(n=2, known=["Ah Kc", "Jc Qc"], zones=zones, samples=40000, hearts=[1 << 12, 1 << 11],
+                budget=8)
+    perms = permutations(np.random.default_rng(5), 40000)
+    before = values(States(**(vars(st) | {"burn": np.ones(1, np.int64)})), perms, RULES)[0]
+    assert len(_deck(st)) == 7
+    after = np.array([values(States(**(vars(st) | {"deck": st.deck & ~lh.bits(np.array([[c]]))})), perms, RULES)[0]
+                      for c in _deck(st)])
+    assert np.abs(after.mean(axis=0) - before).max() < 4 * 10 / np.sqrt(40000)
+    unburnt = values(st, perms, RULES)[0]
+    assert np.abs(after.mean(axis=0) - unburnt).max() > 0.2  # the bias this guards against
+
+
 def test_hole_card_luck_averages_out():
     """Nine cards left, two seats: the value before the hole cards (Monte Carlo over deals) is the mean of the value
     after them over every deal of two cards to each (the five left are then the shared cards)."""
@@ -255,12 +271,12 @@ def test_the_coefficient_of_a_deal_never_depends_on_that_deal():
     deals = np.repeat(np.arange(60), 4)
     games = pd.DataFrame({"deal_id": deals, "entrant": "a", "luck": rng.normal(0, 10, len(deals))})
     games["net"] = 0.6 * games["luck"] + rng.normal(0, 5, len(deals))
-    coef = luck.chip_values(games, ["entrant"])
+    coef = luck.chip_values(games, [["entrant"]])
     assert 0.4 < coef.mean() < 0.8
     changed = games.copy()
     mine = changed["deal_id"] == 7
     changed.loc[mine, "net"] += 1000 * changed.loc[mine, "luck"]
-    again = luck.chip_values(changed, ["entrant"])
+    again = luck.chip_values(changed, [["entrant"]])
     assert again[mine.to_numpy()] == pytest.approx(coef[mine.to_numpy()])
     assert not np.allclose(again, coef)
 

@@ -73,7 +73,7 @@ def _base(h: Hands, idx: np.ndarray, rounds: int, fold_after: int, budget: int) 
     contender = h.in_hand[idx] & (h.folded[idx] >= fold_after)
     return dict(order=h.order[idx], contender=contender, wild=h.wild[idx], hearts=h.hearts[idx],
                 owed=np.full((m, n), -1, np.int64), budget=np.full(m, budget, np.int64),
-                commit=h.put_in[idx, :, :rounds].sum(axis=2), deal_holes=np.zeros(m, bool))
+                commit=h.put_in[idx, :, :rounds].sum(axis=2), deal_holes=np.zeros(m, bool), burn=np.zeros(m, np.int64))
 
 
 def _board_events(h: Hands, idx: np.ndarray, kind: str, budget: int) -> tuple[dict, dict, np.ndarray]:
@@ -90,7 +90,10 @@ def _board_events(h: Hands, idx: np.ndarray, kind: str, budget: int) -> tuple[di
             before = dict(base, deck=h.deck0[idx], known=np.full_like(known, -1), shared=blank,
                           deal_holes=np.ones(len(idx), bool))
             return before, after_holes, np.ones(len(idx), bool)
-        return after_holes, dict(after_holes, deck=after_holes["deck"] & ~nt), h.new_treasure[idx] >= 0
+        # before the New Treasure the model deals it face down first: with a short deck, the card it takes could
+        # otherwise still have come as a Hearts draw, and the value before would not be the mean of the value after
+        before_nt = dict(after_holes, burn=np.ones(len(idx), np.int64))
+        return before_nt, dict(after_holes, deck=after_holes["deck"] & ~nt), h.new_treasure[idx] >= 0
     first, last, rounds = {"flop": (0, 2, 2), "turn": (2, 4, 3), "river": (4, 5, 4)}[kind]
     base = _base(h, idx, rounds, rounds - 1, budget)
     deck = h.deck0[idx] & ~holes & ~nt & ~bits(shared[:, :first])
@@ -140,7 +143,7 @@ def _hearts_events(h: Hands, idx: np.ndarray, chain: bool, budget: int) -> tuple
     deck = (h.deck0[g] & ~bits(h.hole[g].reshape(e, -1)) & ~bits(h.new_treasure[g][:, None]) & ~bits(shared)
             & ~bits(seen.reshape(e, -1)))
     base = dict(order=order, contender=contender, wild=h.wild[g], commit=h.put_in[g].sum(axis=2),
-                deal_holes=np.zeros(e, bool), shared=shared)
+                deal_holes=np.zeros(e, bool), shared=shared, burn=np.zeros(e, np.int64))
     before = dict(base, deck=deck, known=np.concatenate([hand_cards, seen], axis=2), hearts=hearts, owed=owed,
                   budget=before_budget)
     card = draws[rows, seat, j]
@@ -294,38 +297,46 @@ def fold_of(deal: np.ndarray, folds: int = FOLDS) -> np.ndarray:
     return ((np.asarray(deal, np.uint64) * np.uint64(0x9E3779B1)) % np.uint64(2**32) % np.uint64(folds)).astype(int)
 
 
-def chip_values(games: pd.DataFrame, cell: list[str], folds: int = FOLDS) -> np.ndarray:
+def chip_values(games: pd.DataFrame, cells: list[list[str]], folds: int = FOLDS) -> np.ndarray:
     """Per row, the coefficient its luck is subtracted with: the chips of final net one chip of luck is worth.
 
     A chip won by a bot that will lose everything anyway is worth nothing at the end of the game, one won by a
-    strong bot a chip or more; so per ``cell`` (entrant and lineup) the coefficient is the least-squares slope
+    strong bot a chip or more; so per cell (an entrant in one lineup) the coefficient is the least-squares slope
     of per-deal net on per-deal luck (the control-variate coefficient), fitted on the *other* folds of deals
     only (cross-fitting): the coefficient of a deal never depends on that deal, so each correction still has
-    expectation zero. Clipped to COEF_BOUNDS; 1 where the other folds hold fewer than MIN_TRAINING_DEALS deals.
+    expectation zero. ``cells`` lists the groupings from the finest down (say entrant and lineup, then entrant):
+    a row takes the first whose other folds hold at least MIN_TRAINING_DEALS deals, else 1. Clipped to
+    COEF_BOUNDS, so a few noisy deals cannot make it wild.
     """
-    per = games.groupby([*cell, "deal_id"], observed=True, sort=False)[["net", "luck"]].mean().reset_index()
-    per_fold = fold_of(per["deal_id"].to_numpy(), folds)
-    per_cell = per[cell].astype(str).agg("|".join, axis=1).to_numpy()
-    coef: dict[tuple[str, int], float] = {}
-    for name in np.unique(per_cell):
-        for f in range(folds):
-            train = per[(per_cell == name) & (per_fold != f)]
-            x = train["luck"] - train["luck"].mean()
-            if len(train) >= MIN_TRAINING_DEALS and (x**2).sum() > 0:
-                slope = float((x * (train["net"] - train["net"].mean())).sum() / (x**2).sum())
-                coef[(name, f)] = float(np.clip(slope, *COEF_BOUNDS))
-    rows = games[cell].astype(str).agg("|".join, axis=1).to_numpy()
     fold = fold_of(games["deal_id"].to_numpy(), folds)
-    return np.array([coef.get((c, int(f)), 1.0) for c, f in zip(rows, fold, strict=True)])
+    out = np.full(len(games), np.nan)
+    for cell in cells:
+        per = games.groupby([*cell, "deal_id"], observed=True, sort=False)[["net", "luck"]].mean().reset_index()
+        per_fold = fold_of(per["deal_id"].to_numpy(), folds)
+        per_cell = per[cell].astype(str).agg("|".join, axis=1).to_numpy()
+        coef: dict[tuple[str, int], float] = {}
+        for name in np.unique(per_cell):
+            for f in range(folds):
+                train = per[(per_cell == name) & (per_fold != f)]
+                x = train["luck"] - train["luck"].mean()
+                if len(train) >= MIN_TRAINING_DEALS and (x**2).sum() > 0:
+                    slope = float((x * (train["net"] - train["net"].mean())).sum() / (x**2).sum())
+                    coef[(name, f)] = float(np.clip(slope, *COEF_BOUNDS))
+        rows = games[cell].astype(str).agg("|".join, axis=1).to_numpy()
+        found = np.array([coef.get((c, int(f)), np.nan) for c, f in zip(rows, fold, strict=True)])
+        out = np.where(np.isnan(out), found, out)
+    return np.where(np.isnan(out), 1.0, out)
 
 
-def adjust(games: pd.DataFrame, luck: pd.DataFrame, cell: list[str] | None = None) -> pd.DataFrame:
-    """``games`` with the luck columns, ``luck_coef`` (`chip_values`) and ``net_adjusted = net - luck_coef * luck``."""
+def adjust(games: pd.DataFrame, luck: pd.DataFrame) -> pd.DataFrame:
+    """``games`` with the luck columns, ``luck_coef`` (`chip_values` per entrant and lineup, else per entrant) and
+    ``net_adjusted = net - luck_coef * luck``."""
     out = games.merge(luck, on=["game_id", "seat"], how="left")
     cols = [*LUCK_COLUMNS, "luck"]
     out[cols] = out[cols].fillna(0.0)
-    cell = cell or [c for c in ("experiment", "entrant", "table_id") if c in out.columns]
-    out["luck_coef"] = chip_values(out, cell)
+    base = [c for c in ("run", "experiment", "entrant") if c in out.columns]
+    cells = [[*base, "table_id"], base] if "table_id" in out.columns else [base]
+    out["luck_coef"] = chip_values(out, cells)
     out["net_adjusted"] = out["net"] - out["luck_coef"] * out["luck"]
     return out
 

@@ -41,6 +41,7 @@ class States:
     owed: np.ndarray  # (S, n) int: draws left of a seat already drawing, -1 = counted when its turn comes
     budget: np.ndarray  # (S,) Hearts draws the model may still make in this hand, all seats together
     commit: np.ndarray  # (S, n) chips each seat has put in
+    burn: np.ndarray | None = None  # (S,) cards that leave the deck unseen before the shared cards (the New Treasure)
 
     def __len__(self) -> int:
         return len(self.hand)
@@ -154,7 +155,8 @@ def values(st: States, perms: np.ndarray, rules: dict) -> np.ndarray:
     st = replace(st, owed=owed)
     may_draw = (st.contender & (st.hearts != 0) & (st.owed != 0)).any(axis=1)
     capacity = np.where(may_draw, st.budget, 0)
-    board_need = 2 * contenders * st.deal_holes + unknown
+    burn = np.zeros(len(st), np.int64) if st.burn is None else st.burn
+    board_need = 2 * contenders * st.deal_holes + burn + unknown
     need = board_need + capacity
     exact = need <= 1
     seq, state = _sequences(st, perms, need, exact)
@@ -171,7 +173,7 @@ def values(st: States, perms: np.ndarray, rules: dict) -> np.ndarray:
             ok = seat >= 0
             holes[deal[ok], seat[ok], 0] = seq[deal[ok], 2 * t]
             holes[deal[ok], seat[ok], 1] = seq[deal[ok], 2 * t + 1]
-    start = np.where(st.deal_holes, 2 * contenders, 0)[state]
+    start = (np.where(st.deal_holes, 2 * contenders, 0) + burn)[state]
     board = st.shared[state]
     u = unknown[state]
     for p in range(5):
