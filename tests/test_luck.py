@@ -137,7 +137,7 @@ def _state(n: int = 3, **fields) -> States:
 
 def _after(st: States, card: int, seat: int | None = None) -> States:
     """The state after ``card`` comes: the next shared card, or (``seat``) that seat's Hearts draw."""
-    new = {k: np.array(v, copy=True) for k, v in vars(st).items()}
+    new = {k: None if v is None else np.array(v, copy=True) for k, v in vars(st).items()}
     new["deck"] = st.deck & ~lh.bits(np.array([[card]]))
     if seat is None:
         shared = new["shared"][0]
