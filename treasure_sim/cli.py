@@ -61,6 +61,7 @@ def add_run(sub: argparse._SubParsersAction) -> None:
                         f"(default {FIRST_BATCH})")
     add_precision_options(p, "every entrant's interval of --metric", "strength, win_share or net "
                           "(default strength: the headline)")
+    add_net_option(p)
     add_execution_options(p, "results folder", "results of a different config")
     p.set_defaults(func=cmd_run)
 
@@ -73,6 +74,16 @@ def add_precision_options(p: argparse.ArgumentParser, what: str, metric: str) ->
     p.add_argument("--max-deals", type=_positive, metavar="N", help=f"with --until-ci: stop at N deals even if "
                                                                     f"wider (default {MAX_DEALS})")
     p.add_argument("--metric", metavar="NAME", help=f"with --until-ci: the metric to watch: {metric}")
+
+
+NET_CHOICES = ("adjusted", "raw")
+
+
+def add_net_option(p: argparse.ArgumentParser) -> None:
+    """--net: luck-adjusted net chips (the default) or raw; shared by run, sweep and report."""
+    p.add_argument("--net", choices=NET_CHOICES, default="adjusted",
+                   help="net chips luck-adjusted (default: the luck of the cards at every chance event subtracted; "
+                        "same mean, narrower intervals; docs/luck.md) or raw, as won")
 
 
 def _positive_float(text: str) -> float:
@@ -172,7 +183,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         report = execute(args, exp.name, functools.partial(run_experiment, exp))
         if report is None:
             return 130
-        print(summary(report, exp.name, exp.deals, exp.rotations, exp.table_size, len(exp.entrants)))
+        print(summary(report, exp.name, exp.deals, exp.rotations, exp.table_size, len(exp.entrants), args.net))
         return 0
     from .study.summary import METRICS, run_summary
 
@@ -184,7 +195,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         return run_experiment(exp.replace(deals=deals), out, **options)
 
     def widest(out: Path) -> float:
-        return max(run_summary(out).half_widths(metric).values())  # the intervals the summary prints
+        return max(run_summary(out, net=args.net).half_widths(metric).values())  # the intervals the summary prints
 
     done = execute(args, exp.name, _grow(args, play, widest, metric.replace("_", " ")))
     if done is None:
@@ -192,14 +203,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     reports, stopped = done
     last = dataclasses.replace(reports[-1], games_run=sum(r.games_run for r in reports),
                                seconds=sum(r.seconds for r in reports))
-    print(summary(last, exp.name, stopped.deals, exp.rotations, exp.table_size, len(exp.entrants)))
+    print(summary(last, exp.name, stopped.deals, exp.rotations, exp.table_size, len(exp.entrants), args.net))
     print(f"\n{stopped.reason(args.until_ci, metric.replace('_', ' '))}; batches (deals, widest half-width): "
           + ", ".join(f"{n} ({hw:.3g})" for n, hw in stopped.batches))
     return 0
 
 
-def summary(report: RunReport, name: str, deals: int, rotations: int, seats: int, entrants: int) -> str:
-    """The text printed after a run: what was played, then the ranking by strength with the raw figures."""
+def summary(report: RunReport, name: str, deals: int, rotations: int, seats: int, entrants: int,
+            net: str = "adjusted") -> str:
+    """The text printed after a run: what was played, then the ranking by strength with win share and net."""
     from .study.summary import render, run_summary
 
     head = (f"{name}: {report.games_done} games ({_count(deals, 'deal')} x {_count(rotations, 'rotation')}, "
@@ -207,7 +219,7 @@ def summary(report: RunReport, name: str, deals: int, rotations: int, seats: int
     how = (f"this run: {report.games_run} games in {report.seconds:.1f} s on {report.workers} "
            f"{report.executor} worker{'s' * (report.workers != 1)}") if report.games_run else \
         "this run: nothing to do, every game was already on disk"
-    return "\n".join([head, how, "", render(run_summary(report.out))])
+    return "\n".join([head, how, "", render(run_summary(report.out, net=net))])
 
 
 def _count(n: int, word: str) -> str:
@@ -227,6 +239,7 @@ def add_sweep(sub: argparse._SubParsersAction) -> None:
                         f"(default {FIRST_BATCH})")
     add_precision_options(p, "every paired difference vs the baseline of --metric", "a metric of the sweep "
                           "report, e.g. 'hands per game' or 'seat 0' (default: the report's headline metrics)")
+    add_net_option(p)
     add_execution_options(p, "sweep folder", "a different sweep's results")
     p.set_defaults(func=cmd_sweep)
 
@@ -249,7 +262,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
         def widest(out: Path) -> float:
             try:
-                return max(paired_half_widths(out, args.metric).values(), default=float("nan"))
+                return max(paired_half_widths(out, args.metric, net=args.net).values(), default=float("nan"))
             except KeyError as err:
                 raise UsageError(str(err.args[0])) from None
 
@@ -288,6 +301,7 @@ def add_report(sub: argparse._SubParsersAction) -> None:
     p.add_argument("dir", type=Path, help="a results directory written by `treasure-sim run`, or a sweep "
                                           "folder written by `treasure-sim sweep` (its variants compared)")
     p.add_argument("--out", type=Path, default=None, help="where to write (default: DIR/report)")
+    add_net_option(p)
     p.add_argument("--multiplicity", choices=("holm", "bh"), default="holm",
                    help="how the ▲/▼ flags control for testing many cells at once: holm (family-wise error, the "
                         "default) or bh (Benjamini–Hochberg false discovery rate)")
@@ -298,7 +312,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     from .study.report import run_report
 
     try:
-        path = run_report(args.dir, args.out, multiplicity=args.multiplicity)
+        path = run_report(args.dir, args.out, multiplicity=args.multiplicity, net=args.net)
     except (FileNotFoundError, ValueError) as err:
         raise ResultsError(str(err)) from None
     print(f"report written to {path} (figures beside it in {path.parent})")

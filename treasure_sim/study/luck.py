@@ -15,14 +15,18 @@ See docs/luck.md for the method, its validation and its effect.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 
-from .luck_hands import NOT_FOLDED, RANK_BITS, Hands, bits, load
+from ..run.store import iter_parts, read_games, read_manifest
+from .luck_hands import GAME_COLUMNS, HAND_COLUMNS, NOT_FOLDED, RANK_BITS, SEAT_COLUMNS, Hands, bits, build
 from .luck_values import States, permutations, values
 
 KINDS = ("hole", "treasure", "flop", "turn", "river", "hearts")
@@ -341,7 +345,71 @@ def adjust(games: pd.DataFrame, luck: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+# ----- results folders ----------------------------------------------------------------------------------------
+CACHE_FILE = "luck.parquet"  # in the results folder: the luck of every game and seat, part by part
+CACHE_VERSION = "1"  # bump when the luck of a hand would change, to recompute old caches
+
+
+def folder_luck(path: str | Path, settings: Settings = Settings()) -> pd.DataFrame:
+    """Per game and seat of a results folder, the luck columns (`game_luck`), computed part by part.
+
+    Every part is read and verified by the store's readers; the results are kept in ``DIR/luck.parquet``, keyed
+    by the checksum of each part's seats file and the settings, so a run grown by ``--until-ci`` computes only
+    its new parts. Parts written before the seats table existed have no luck (they get no rows).
+    """
+    path = Path(path)
+    manifest = read_manifest(path)
+    if manifest is None or manifest.kind != "run":
+        raise FileNotFoundError(f"{path} is not a results folder")
+    parts = [p for p in manifest.parts or () if p.file("seats") is not None]
+    key = {p.name: f"{p.name}:{p.file('seats').sha256}" for p in parts}  # type: ignore[union-attr]
+    settings_key = f"{CACHE_VERSION} {settings!r}"
+    cached = _read_cache(path / CACHE_FILE, settings_key)
+    have = set(cached["part"]) if len(cached) else set()
+    todo = {p.name for p in parts if key[p.name] not in have}
+    frames = [cached[cached["part"].isin(set(key.values()))]] if len(cached) else []
+    if todo:
+        streams = {t: iter_parts(path, t, cols) for t, cols in
+                   (("games", GAME_COLUMNS), ("hands", HAND_COLUMNS), ("seats", SEAT_COLUMNS))}
+        for part in manifest.parts or ():
+            tables = {t: next(stream) for t, stream in streams.items() if part.file(t) is not None}
+            if part.name in todo and len(tables) == 3:
+                h = build(tables["seats"], tables["hands"], tables["games"], manifest.rules)
+                frames.append(game_luck(h, hand_events(h, settings)).assign(part=key[part.name]))
+        _write_cache(path / CACHE_FILE, pd.concat(frames, ignore_index=True), settings_key)
+    columns = ["game_id", "seat", *LUCK_COLUMNS, "luck"]
+    return pd.concat(frames, ignore_index=True)[columns] if frames else pd.DataFrame(columns=columns)
+
+
+def _read_cache(file: Path, settings_key: str) -> pd.DataFrame:
+    try:
+        table = pq.read_table(file)
+    except (OSError, pa.ArrowInvalid):
+        return pd.DataFrame()
+    meta = table.schema.metadata or {}
+    return table.to_pandas() if meta.get(b"luck") == settings_key.encode() else pd.DataFrame()
+
+
+def _write_cache(file: Path, frame: pd.DataFrame, settings_key: str) -> None:
+    """Best effort (a read-only folder is simply not cached), written whole under a temporary name."""
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    table = table.replace_schema_metadata({**(table.schema.metadata or {}), b"luck": settings_key.encode()})
+    tmp = file.with_name(f".{file.name}.{os.getpid()}.tmp")
+    try:
+        pq.write_table(table, tmp)
+        os.replace(tmp, file)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+
+
+def add_adjusted(games: pd.DataFrame, path: str | Path, settings: Settings = Settings()) -> pd.DataFrame:
+    """``games`` (rows of one results folder, any columns with game_id, seat, deal_id, entrant, net) with the luck
+    columns, ``luck_coef`` and ``net_adjusted``; games without a luck record keep ``net_adjusted = net``. A folder
+    without a seats table (written by an older treasure-sim) gets no columns: its tables then say raw net."""
+    luck = folder_luck(path, settings)
+    return adjust(games, luck) if len(luck) else games
+
+
 def adjusted_games(path: str | Path, settings: Settings = Settings()) -> pd.DataFrame:
     """The games table of a results folder with the luck columns, ``luck_coef`` and ``net_adjusted``."""
-    h, games = load(path)
-    return adjust(games.to_pandas(), game_luck(h, hand_events(h, settings)))
+    return add_adjusted(read_games(path, GAME_COLUMNS).to_pandas(), path, settings)
