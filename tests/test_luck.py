@@ -287,3 +287,32 @@ def test_adjusted_games_keep_the_mean_and_name_their_columns(runs):
     per = games.groupby("deal_id")[["net", "net_adjusted"]].mean()
     diff = per["net"] - per["net_adjusted"]
     assert abs(diff.mean()) < 4 * diff.std() / np.sqrt(len(diff)) + 1e-9
+
+
+# ----- in use ------------------------------------------------------------------------------------------------------
+def test_the_run_summary_shows_luck_adjusted_net_and_says_so(runs):
+    from treasure_sim.study.summary import render, run_summary
+
+    adjusted, raw = run_summary(runs[0], replicates=20), run_summary(runs[0], replicates=20, net="raw")
+    assert all(r.net_adjusted is not None for r in adjusted.rows) and all(r.net_adjusted is None for r in raw.rows)
+    assert adjusted.half_widths("net") == {r.entrant: r.net_adjusted.half_width for r in adjusted.rows}
+    assert "luck-adjusted net $ per game" in render(adjusted) and "luck-adjusted" not in render(raw)
+    assert (runs[0] / luck.CACHE_FILE).exists()
+
+
+def test_the_cache_is_reused_and_follows_the_settings(runs):
+    first = luck.folder_luck(runs[1])
+    assert luck.folder_luck(runs[1]).equals(first)
+    other = luck.folder_luck(runs[1], luck.Settings(min_pot=100))
+    assert not other["luck"].equals(first["luck"]) and luck.folder_luck(runs[1]).equals(first)
+
+
+def test_tables_name_their_estimator(runs):
+    from treasure_sim.study import analysis
+
+    adjusted, raw = analysis.load(runs[0], net="adjusted").games, analysis.load(runs[0]).games
+    assert analysis.mean_net(adjusted).attrs["estimator"] == analysis.NET_ESTIMATOR["net_adjusted"]
+    assert analysis.mean_net(raw).attrs["estimator"] == analysis.NET_ESTIMATOR["net"]
+    pairs = analysis.head_to_head(adjusted)
+    assert pairs.attrs["estimator"] == analysis.NET_ESTIMATOR["net_adjusted"]
+    assert not np.allclose(pairs["net_diff"], analysis.head_to_head(raw)["net_diff"])
