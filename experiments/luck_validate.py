@@ -1,6 +1,6 @@
 """Is the luck adjustment unbiased on real data? Issue 14, item 3 (a), (b), (c).
 
-    python experiments/luck_validate.py centring RESULTS_DIR     # (a) mean luck per event kind = 0, every hand
+    python experiments/luck_validate.py centring RESULTS_DIR...  # (a) mean luck per event kind = 0, every hand
     python experiments/luck_validate.py agreement RESULTS_DIR    # (b) raw and adjusted mean net agree
     python experiments/luck_validate.py coverage --runs 40 --deals 25 --out /tmp/luck-cover   # (c)
 
@@ -27,13 +27,20 @@ from treasure_sim.study.luck_hands import load
 from treasure_sim.study.stats import mean_interval
 
 
-def centring(path: Path) -> None:
+def centring(paths: list[Path]) -> None:
+    """Every folder's events pooled (deals of different folders are different deals)."""
     start = time.process_time()
-    hands, games = load(path)
-    events = luck.hand_events(hands, luck.Settings(min_pot=0))
-    print(f"{hands.n_hands} hands, {len(events.hand)} events corrected in {time.process_time() - start:.0f} s CPU; "
-          f"left out: {events.skipped}")
-    frame = luck_checks.event_frame(hands, events, games.to_pandas())
+    frames, n_hands, skipped = [], 0, {}
+    for k, path in enumerate(paths):
+        hands, games = load(path)
+        events = luck.hand_events(hands, luck.Settings(min_pot=0))
+        frame = luck_checks.event_frame(hands, events, games.to_pandas())
+        frames.append(frame.assign(deal_id=frame["deal_id"] + 10**7 * k))
+        n_hands += hands.n_hands
+        skipped = {key: skipped.get(key, 0) + v for key, v in events.skipped.items()}
+    frame = pd.concat(frames, ignore_index=True)
+    print(f"{len(paths)} folders, {n_hands} hands, {frame['deal_id'].nunique()} deals; {len(frame)} seat-events "
+          f"corrected in {time.process_time() - start:.0f} s CPU; left out: {skipped}")
     frame["first to act"] = frame["position"] == 0
     for by in (["first to act"], ["entrant"], ["clubs"], ["hearts"]):
         table = luck_checks.centring(frame, by)
@@ -77,7 +84,7 @@ def coverage(runs: int, deals: int, out: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("check", choices=("centring", "agreement", "coverage"))
-    parser.add_argument("dir", type=Path, nargs="?")
+    parser.add_argument("dir", type=Path, nargs="*")
     parser.add_argument("--runs", type=int, default=40)
     parser.add_argument("--deals", type=int, default=25)
     parser.add_argument("--out", type=Path, default=Path("/tmp/luck-coverage"))
@@ -85,10 +92,12 @@ def main() -> None:
     print(f"load average {os.getloadavg()[0]:.2f}")
     if args.check == "coverage":
         coverage(args.runs, args.deals, args.out)
-    elif args.dir is None:
+    elif not args.dir:
         parser.error(f"{args.check} needs a results folder")
+    elif args.check == "centring":
+        centring(args.dir)
     else:
-        {"centring": centring, "agreement": agreement}[args.check](args.dir)
+        agreement(args.dir[0])
 
 
 if __name__ == "__main__":

@@ -9,8 +9,9 @@ all-cards-known share of the pots as they stand, by exact enumeration or by Mont
 independently of the game's cards (unbiased either way). Events in small pots are left uncorrected (their luck is
 a few chips at most; leaving an event out, decided before it happens, keeps the estimator unbiased).
 
-Luck sums to zero over the seats of each event, so adjusted nets still sum to zero over a table.
-See docs/luck.md for the method, its validation and its effect.
+Luck sums to zero over the seats of each event. It is subtracted times a *chip value* per entrant and lineup,
+cross-fitted on other deals (`chip_values`), so that a bot that loses everything anyway is not charged luck it
+never kept. See docs/luck.md for the method, its validation and its effect.
 """
 
 from __future__ import annotations
@@ -31,8 +32,6 @@ from .luck_values import States, permutations, values
 
 KINDS = ("hole", "treasure", "flop", "turn", "river", "hearts")
 LUCK_COLUMNS = tuple(f"luck_{k}" for k in KINDS)
-ESTIMATOR = {"raw": "raw net (chips won or lost)",
-             "adjusted": "luck-adjusted net (net minus the luck of the cards, docs/luck.md)"}
 _SEED = 0x1A1C  # the luck adjustment's own stream, mixed with each deal id (never the game's card seeds)
 
 
