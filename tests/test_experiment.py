@@ -117,6 +117,10 @@ def test_example_configs_are_valid():
     for path in sorted((Path(__file__).parents[1] / "experiments").glob("*.toml")):
         if path.name.startswith("sweep_"):
             checked.append(load_sweep(path).base.name)  # a sweep: an experiment plus its rule variants
+        elif path.name.startswith("tune_"):
+            from treasure_sim.design.tune import load_tuning
+
+            checked.append(load_tuning(path).name)  # a tuning: an experiment plus its [tune] table
         else:
             checked.append(load_experiment(path).name)
     assert len(checked) >= 5 and "rules" in checked

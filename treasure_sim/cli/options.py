@@ -64,6 +64,17 @@ def add_execution_options(p: argparse.ArgumentParser, folder: str, replaced: str
                         "a slower answer is replaced by the default one and recorded as an error")
 
 
+NET_CHOICES = ("raw", "adjusted")
+
+
+def add_net_option(p: argparse.ArgumentParser) -> None:
+    """--net: raw net chips (the default) or luck-adjusted; shared by run, sweep and report."""
+    p.add_argument("--net", choices=NET_CHOICES, default="raw",
+                   help="net chips as won (raw, the default) or luck-adjusted: the luck of the cards at every chance "
+                        "event subtracted, same mean, about 10%% narrower intervals (docs/luck.md says how it was "
+                        "validated, and why it is not yet the default)")
+
+
 def execute(args: argparse.Namespace, name: str, start: Callable[..., Any]) -> Any:
     """Run ``start(out, workers=..., ...)`` with the execution options into --out (default results/<name>).
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..run.execute import RunReport, run_experiment
 from ..run.experiment import default_experiment, load_experiment
-from .options import UsageError, add_execution_options, count, execute, positive, positive_float, seed
+from .options import UsageError, add_execution_options, add_net_option, count, execute, positive, positive_float, seed
 
 # ----- run -------------------------------------------------------------------------------------------------
 FIRST_BATCH = 100  # deals of the first batch of --until-ci without --deals (no stop on precision before 100)
@@ -29,6 +29,7 @@ def add_run(sub: argparse._SubParsersAction) -> None:
                         f"(default {FIRST_BATCH})")
     add_precision_options(p, "every entrant's interval of --metric", "strength, win_share or net "
                           "(default strength: the headline)")
+    add_net_option(p)
     add_execution_options(p, "results folder", "results of a different config")
     p.add_argument("--histories", type=seed, default=0, metavar="N",
                    help="also write the full hand histories of the first N games (game_id < N) as PHH, one file "
@@ -104,7 +105,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         report = execute(args, exp.name, functools.partial(run_experiment, exp, histories=args.histories))
         if report is None:
             return 130
-        print(summary(report, exp.name, exp.deals, exp.rotations, exp.table_size, len(exp.entrants)))
+        print(summary(report, exp.name, exp.deals, exp.rotations, exp.table_size, len(exp.entrants), args.net))
         return 0
     from ..study.summary import METRICS, run_summary
 
@@ -116,7 +117,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         return run_experiment(exp.replace(deals=deals), out, histories=args.histories, **options)
 
     def widest(out: Path) -> float:
-        return max(run_summary(out).half_widths(metric).values())  # the intervals the summary prints
+        return max(run_summary(out, net=args.net).half_widths(metric).values())  # the intervals the summary prints
 
     done = execute(args, exp.name, _grow(args, play, widest, metric.replace("_", " ")))
     if done is None:
@@ -124,14 +125,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     reports, stopped = done
     last = dataclasses.replace(reports[-1], games_run=sum(r.games_run for r in reports),
                                seconds=sum(r.seconds for r in reports))
-    print(summary(last, exp.name, stopped.deals, exp.rotations, exp.table_size, len(exp.entrants)))
+    print(summary(last, exp.name, stopped.deals, exp.rotations, exp.table_size, len(exp.entrants), args.net))
     print(f"\n{stopped.reason(args.until_ci, metric.replace('_', ' '))}; batches (deals, widest half-width): "
           + ", ".join(f"{n} ({hw:.3g})" for n, hw in stopped.batches))
     return 0
 
 
-def summary(report: RunReport, name: str, deals: int, rotations: int, seats: int, entrants: int) -> str:
-    """The text printed after a run: what was played, then the ranking by strength with the raw figures."""
+def summary(report: RunReport, name: str, deals: int, rotations: int, seats: int, entrants: int,
+            net: str = "raw") -> str:
+    """The text printed after a run: what was played, then the ranking by strength with win share and net."""
     from ..study.summary import render, run_summary
 
     head = (f"{name}: {report.games_done} games ({count(deals, 'deal')} x {count(rotations, 'rotation')}, "
@@ -139,7 +141,7 @@ def summary(report: RunReport, name: str, deals: int, rotations: int, seats: int
     how = (f"this run: {report.games_run} games in {report.seconds:.1f} s on {report.workers} "
            f"{report.executor} worker{'s' * (report.workers != 1)}") if report.games_run else \
         "this run: nothing to do, every game was already on disk"
-    return "\n".join([head, how, "", render(run_summary(report.out))])
+    return "\n".join([head, how, "", render(run_summary(report.out, net=net))])
 
 
 # ----- sweep -----------------------------------------------------------------------------------------------
@@ -155,6 +157,7 @@ def add_sweep(sub: argparse._SubParsersAction) -> None:
                         f"(default {FIRST_BATCH})")
     add_precision_options(p, "every paired difference vs the baseline of --metric", "a metric of the sweep "
                           "report, e.g. 'hands per game' or 'seat 0' (default: the report's headline metrics)")
+    add_net_option(p)
     add_execution_options(p, "sweep folder", "a different sweep's results")
     p.set_defaults(func=cmd_sweep)
 
@@ -177,7 +180,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
         def widest(out: Path) -> float:
             try:
-                return max(paired_half_widths(out, args.metric).values(), default=float("nan"))
+                return max(paired_half_widths(out, args.metric, net=args.net).values(), default=float("nan"))
             except KeyError as err:
                 raise UsageError(str(err.args[0])) from None
 

@@ -41,11 +41,14 @@ class Results:
 # ---------------------------------------------------------------- loading
 
 
-def load(dir_or_dirs: str | Path | Iterable[str | Path], *, allow_damaged: bool = False) -> Results:
+def load(dir_or_dirs: str | Path | Iterable[str | Path], *, allow_damaged: bool = False,
+         net: str = "raw") -> Results:
     """Read the games and hands tables and the manifest of one results directory or several (stacked).
 
     Every part is verified against its checksum (`treasure_sim.run.store`): a damaged folder raises
     `DamagedResults` naming the part, unless ``allow_damaged`` (then the damaged parts are left out).
+    ``net="adjusted"`` adds the luck adjustment's columns (`luck.add_adjusted`: ``luck``, ``luck_coef``,
+    ``net_adjusted``, ...), which `mean_net` and `head_to_head` then use.
     """
     dirs = [Path(dir_or_dirs)] if isinstance(dir_or_dirs, str | Path) else [Path(d) for d in dir_or_dirs]
     if not dirs:
@@ -57,7 +60,12 @@ def load(dir_or_dirs: str | Path | Iterable[str | Path], *, allow_damaged: bool 
         manifest = read_manifest(d)
         if manifest is None or manifest.kind != "run":
             raise FileNotFoundError(f"{d} is not a results directory: {d / 'manifest.json'} is missing")
-        games.append(read_games(d, allow_damaged=allow_damaged).to_pandas().assign(run=label))
+        frame = read_games(d, allow_damaged=allow_damaged).to_pandas().assign(run=label)
+        if net == "adjusted":
+            from .luck import add_adjusted
+
+            frame = add_adjusted(frame, d)
+        games.append(frame)
         hands.append(read_hands(d, allow_damaged=allow_damaged).to_pandas().assign(run=label))
         manifests[label] = manifest
     return Results(games=pd.concat(games, ignore_index=True), hands=pd.concat(hands, ignore_index=True),
@@ -96,10 +104,20 @@ def win_rates(games: pd.DataFrame, *, unit: str = "deal", level: float = LEVEL) 
     return _marked(out, games).sort_values("mean", ascending=False, kind="stable").reset_index(drop=True)
 
 
+NET_ESTIMATOR = {"net": "raw net chips", "net_adjusted": "luck-adjusted net chips (docs/luck.md)"}
+
+
+def net_column(games: pd.DataFrame) -> str:
+    """The net the tables use: ``net_adjusted`` when the games carry it (`load(net="adjusted")`), else ``net``."""
+    return "net_adjusted" if "net_adjusted" in games.columns else "net"
+
+
 def mean_net(games: pd.DataFrame, *, unit: str = "deal", level: float = LEVEL) -> pd.DataFrame:
-    """Mean net money (chips won minus chips started with) per strategy, t interval over deals."""
+    """Mean net money (chips won minus chips started with) per strategy, t interval over deals; luck-adjusted when
+    the games carry ``net_adjusted`` (``attrs["estimator"]`` says which)."""
     games = _require(games, ["game_id", "strategy", "net"], "mean_net")
-    out = interval_table(games, "net", ["strategy"], unit, level)
+    out = interval_table(games, net_column(games), ["strategy"], unit, level)
+    out.attrs["estimator"] = NET_ESTIMATOR[net_column(games)]
     return _marked(out, games).sort_values("mean", ascending=False, kind="stable").reset_index(drop=True)
 
 
@@ -139,9 +157,10 @@ def head_to_head(games: pd.DataFrame, *, level: float = LEVEL, multiplicity: str
     games = _require(games, ["game_id", "strategy", _finish(games)], "head_to_head")
     units = unit_columns(games, "deal")
     keys = [c for c in _GAME_KEY if c in games.columns]
-    net = "net" if "net" in games.columns else None
+    net = net_column(games) if "net" in games.columns else None
     cols = list(dict.fromkeys([*keys, *units, "strategy", _finish(games), *([net] if net else [])]))
-    left = games[cols].rename(columns={_finish(games): "place"})
+    left = games[cols].rename(columns={_finish(games): "place", **({net: "net"} if net else {})})
+    net = "net" if net else None
     right = left[[*keys, "strategy", "place", *([net] if net else [])]].rename(
         columns={"strategy": "opponent", "place": "opp_place", "net": "opp_net"})
     pairs = left.merge(right, on=keys)
@@ -173,7 +192,8 @@ def head_to_head(games: pd.DataFrame, *, level: float = LEVEL, multiplicity: str
     out["p_ahead_adjusted"] = [by_pair[k][0] for k in pair]
     out["p_net_adjusted"] = [by_pair[k][1] for k in pair]
     out.attrs |= {"method": f"per-deal paired differences, {level:.0%} Student-t interval and t-test over the deals "
-                            "both sat in", "family": int(np.isfinite(family).sum()), "multiplicity": multiplicity}
+                            "both sat in", "family": int(np.isfinite(family).sum()), "multiplicity": multiplicity,
+                  "estimator": NET_ESTIMATOR[net_column(games)]}
     return out[out_cols]
 
 
@@ -334,7 +354,8 @@ def summary(games: pd.DataFrame, *, level: float = LEVEL, fitted: Strengths | No
     out = out.merge(n[["strategy", "mean", "ci_low", "ci_high", "note"]].rename(
         columns={"mean": "net", "ci_low": "net_low", "ci_high": "net_high", "note": "net_note"}), on="strategy")
     out = out.merge(bot_errors(games), on="strategy", how="left")
-    out.attrs |= {"method": s.attrs["method"], "raw_method": w.attrs["method"], "lineups": len(lineups(games))}
+    out.attrs |= {"method": s.attrs["method"], "raw_method": w.attrs["method"], "lineups": len(lineups(games)),
+                  "net_estimator": n.attrs["estimator"]}
     return out
 
 

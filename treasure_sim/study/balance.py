@@ -104,14 +104,16 @@ def skill_gap(games: pd.DataFrame, reference: str = REFERENCE) -> pd.DataFrame:
     """Per deal: each entrant's mean net minus that of the ``reference`` strategy's entrants (long rows).
 
     An entrant's seats and rotations in a deal are averaged first; several reference entrants are pooled.
-    Empty when no entrant plays ``reference`` (there is nothing to measure the gap against).
+    Empty when no entrant plays ``reference`` (there is nothing to measure the gap against). Uses the
+    luck-adjusted net when the games carry ``net_adjusted`` (`read_variant(..., net="adjusted")`).
     """
     games = games.assign(entrant=games["entrant"].astype(str), strategy=games["strategy"].astype(str))
     ref = games["strategy"] == reference
     if not ref.any():
         return pd.DataFrame(columns=["deal_id", "group", "metric", "value"])
-    base = games[ref].groupby("deal_id")["net"].mean()
-    others = games[~ref].pivot_table(index="deal_id", columns="entrant", values="net", aggfunc="mean")
+    net = "net_adjusted" if "net_adjusted" in games.columns else "net"  # luck-adjusted when read that way
+    base = games[ref].groupby("deal_id")[net].mean()
+    others = games[~ref].pivot_table(index="deal_id", columns="entrant", values=net, aggfunc="mean")
     gaps = others.sub(base, axis=0).rename(columns=lambda e: f"{e} − {reference}").reset_index()
     return _long(gaps, "skill")
 
@@ -315,14 +317,21 @@ class Balance:
     seat_tests: dict[str, JointTest]
     multiplicity: str = "holm"
     family: int = 0
+    net: str = "raw"  # the skill gap's net chips: raw or luck-adjusted
 
 
-def read_variant(path: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The games and hands columns the metrics need, of one variant's results folder."""
-    return read_games(path, GAME_COLUMNS).to_pandas(), read_hands(path, HAND_COLUMNS).to_pandas()
+def read_variant(path: str | Path, net: str = "raw") -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The games and hands columns the metrics need, of one variant's results folder; with ``net="adjusted"``
+    also the luck adjustment's columns (`luck.add_adjusted`), which the skill gap then uses."""
+    if net != "adjusted":
+        return read_games(path, GAME_COLUMNS).to_pandas(), read_hands(path, HAND_COLUMNS).to_pandas()
+    from .luck import add_adjusted
+
+    games = add_adjusted(read_games(path, (*GAME_COLUMNS, "table_id")).to_pandas(), path)
+    return games, read_hands(path, HAND_COLUMNS).to_pandas()
 
 
-def _variants(sweep_dir: Path) -> tuple[Manifest, dict[str, tuple[pd.DataFrame, pd.DataFrame]]]:
+def _variants(sweep_dir: Path, net: str = "raw") -> tuple[Manifest, dict[str, tuple[pd.DataFrame, pd.DataFrame]]]:
     """The sweep manifest and (games, hands) of every variant with games on disk, in sweep order."""
     manifest = read_manifest(sweep_dir)
     if manifest is None or manifest.kind != "sweep":
@@ -331,19 +340,20 @@ def _variants(sweep_dir: Path) -> tuple[Manifest, dict[str, tuple[pd.DataFrame, 
     for v in manifest.variants:
         variant = read_manifest(sweep_dir / v.dir)
         if variant is not None and variant.games_done:  # else not started yet
-            tables[v.name] = read_variant(sweep_dir / v.dir)
+            tables[v.name] = read_variant(sweep_dir / v.dir, net)
     if manifest.baseline not in tables:
         raise ValueError(f"{sweep_dir}: the baseline variant {manifest.baseline!r} has no finished games yet")
     return manifest, tables
 
 
 def sweep_balance(sweep_dir: str | Path, reference: str = REFERENCE, level: float = LEVEL,
-                  multiplicity: str = "holm") -> Balance:
+                  multiplicity: str = "holm", net: str = "raw") -> Balance:
     """Load a sweep folder variant by variant (only the per-deal values are kept) and compare the variants.
 
     Every difference the report flags (metrics, Treasure values, worth − cost) is one family for ``multiplicity``.
+    ``net="adjusted"``: the skill gap compares luck-adjusted net chips (docs/luck.md).
     """
-    manifest, tables = _variants(Path(sweep_dir))
+    manifest, tables = _variants(Path(sweep_dir), net)
     per_deal = {name: deal_values(g, h, reference) for name, (g, h) in tables.items()}
     games = {name: g[["deal_id", "entrant", "final_money", "win_share", *SUIT_COLUMNS.values()]]
              for name, (g, _) in tables.items()}
@@ -355,16 +365,17 @@ def sweep_balance(sweep_dir: str | Path, reference: str = REFERENCE, level: floa
     fold = fold_value(compared, values, level)
     compared, values, fold = flag_family([compared, values, fold], multiplicity)
     return Balance(manifest, baseline, tuple(tables), compared, values, fold, seats, multiplicity,
-                   int(compared.attrs["family"]))
+                   int(compared.attrs["family"]), net)
 
 
-def paired_half_widths(sweep_dir: str | Path, metric: str | None = None, level: float = LEVEL) -> dict[str, float]:
+def paired_half_widths(sweep_dir: str | Path, metric: str | None = None, level: float = LEVEL,
+                       net: str = "raw") -> dict[str, float]:
     """Half-width of every paired difference vs the baseline of ``metric`` (default: the `HEADLINE` metrics).
 
     What `treasure-sim sweep --until-ci` watches; keys are ``"metric: variant − baseline"``. An unknown
-    metric raises KeyError naming the known ones.
+    metric raises KeyError naming the known ones. ``net="adjusted"``: skill gaps of luck-adjusted net.
     """
-    manifest, tables = _variants(Path(sweep_dir))
+    manifest, tables = _variants(Path(sweep_dir), net)
     per_deal = {name: deal_values(g, h) for name, (g, h) in tables.items()}
     compared = compare(per_deal, manifest.baseline, level)
     if metric is None:

@@ -17,6 +17,12 @@ from .stats import SEAT_TEST, Strengths, deals_needed, direction_flags, multipli
 from .sweep_report import run_sweep_report
 
 TRAJECTORY_GAMES = 6
+NET_WORDS = {"luck-adjusted net": "Every chance event of every hand (hole cards, New Treasure, shared cards, Hearts "
+                                  "draws) is credited with its luck: the seat's all-cards-known share of the pot after "
+                                  "the event minus its mean over every card that could have come; net minus that luck "
+                                  "(times a chip value fitted on the other deals) has the same mean and a narrower "
+                                  "interval. `--net raw` shows the chips as won.",
+             "net": "Chips as won (`--net adjusted`, the default, subtracts the luck of the cards)."}
 # the target half-widths of the planning table, per metric
 PLAN_TARGETS: dict[str, Sequence[float]] = {"strength": (0.1, 0.05), "win share": (0.02, 0.01), "net": (10.0, 5.0)}
 LINEUP_WORDS = ("on who shared a table: these entrants met in {n} different lineups, so compare them by strength and "
@@ -43,8 +49,9 @@ def headline(games: pd.DataFrame, fitted: Strengths | None = None) -> tuple[str,
                      cell(r["win_share"], r["win_low"], r["win_high"], ".3f", note=r["win_note"]), f"{r['fair']:.3f}",
                      cell(r["net"], r["net_low"], r["net_high"], "+.1f", note=r["net_note"]), r["games"], r["deals"],
                      errors, number(ms[r["strategy"]], ".3f")])
+    net_name = "luck-adjusted net" if s.attrs["net_estimator"] == an.NET_ESTIMATOR["net_adjusted"] else "net"
     header = ["#", "entrant", "strength [95% CI]", "P(ahead of next) [95% CI]", f"win share{star} [95% CI]",
-              "equal share", f"mean net{star}, chips [95% CI]", "games", "deals", "bot errors", "ms / decision"]
+              "equal share", f"mean {net_name}{star}, chips [95% CI]", "games", "deals", "bot errors", "ms / decision"]
     notes = [f"Strength: {s.attrs['method']}. It is a log-strength with mean 0: two entrants d apart finish in that "
              "order with probability 1 / (1 + e^−d), whoever else sits at the table. P(ahead of next): the model's "
              "probability that the entrant finishes ahead of the one ranked just below it. Finishing order: final "
@@ -56,6 +63,7 @@ def headline(games: pd.DataFrame, fitted: Strengths | None = None) -> tuple[str,
                      f"Their intervals: {s.attrs['raw_method']}.")
     else:
         notes.append(f"Win share and net: {s.attrs['raw_method']}.")
+    notes.append(f"Net, here and in every table below: {s.attrs['net_estimator']}. {NET_WORDS[net_name]}")
     notes += [f"⚠ **{r['strategy']}**: {r['note'].removeprefix('⚠ ')}." for r in records(s) if r["note"]]
     return md_table(header, rows, align="rl" + "r" * (len(header) - 2)), notes
 
@@ -164,7 +172,8 @@ def _section(res: an.Results, games: pd.DataFrame, out: Path, prefix: str, manif
     if not h2h.empty:
         figure("Head-to-head: paired comparisons", "head_to_head", plots.plot_head_to_head(h2h, order),
                "For every pair that shared tables, deal by deal: how often A finished ahead of B (ties ½), and A's "
-               "net chips minus B's in the same games; a t interval and t-test over the deals both sat in. "
+               f"net chips minus B's in the same games ({h2h.attrs['estimator']}); a t interval and t-test over the "
+               "deals both sat in. "
                f"{multiplicity_text(multiplicity, h2h.attrs['family'], 'both tests of every pair')}; "
                "p-values are shown raw / adjusted. These paired differences are what decide whether two entrants "
                "differ. The heatmap shows the first measure.", _pairs_table(h2h))
@@ -173,7 +182,7 @@ def _section(res: an.Results, games: pd.DataFrame, out: Path, prefix: str, manif
            "Share of games each entrant finished with the most chips (ties split). The dashed line is what an "
            f"equal player would get.{lineup}")
     figure("Mean net money", "mean_net", plots.plot_mean_net(net, colors),
-           f"Chips won or lost per game on average; 0 is break even.{lineup}")
+           f"Chips won or lost per game on average ({net.attrs['estimator']}); 0 is break even.{lineup}")
     joint = an.seat_joint_test(games)
     figure("Seat advantage", "seat_advantage", plots.plot_seat_advantage(seats),
            "Win share by seat relative to the first dealer (seat 1 acts first). Are the seats equal? "
@@ -185,7 +194,8 @@ def _section(res: an.Results, games: pd.DataFrame, out: Path, prefix: str, manif
            "Deals needed for a target half-width at the spread observed here (intervals shrink as 1 / √deals). "
            "To get there, grow the run by precision: `treasure-sim run --until-ci W` plays batches until every "
            "interval is that narrow. Do not extend a run until a difference looks significant: stopping on "
-           "significance makes false positives far more common than 5% (docs/statistics.md).", _plan_table(plan))
+           "significance makes false positives far more common than 5% (docs/statistics.md). "
+           f"Net: {net.attrs['estimator']}.", _plan_table(plan))
     md.extend(["## Game length", "", _length_table(length), ""])
     traj = an.trajectories(an.Results(games, res.hands, res.manifests), max_games=TRAJECTORY_GAMES)
     if not traj.empty:
@@ -215,16 +225,18 @@ def _poker_section(results_dir: Path, games: pd.DataFrame) -> list[str]:
             *pokerstats.describe(), "", md_table(["entrant", *pokerstats.STATISTICS], rows), ""]
 
 
-def run_report(results_dir: str | Path, out_dir: str | Path | None = None, multiplicity: str = "holm") -> Path:
+def run_report(results_dir: str | Path, out_dir: str | Path | None = None, multiplicity: str = "holm",
+               net: str = "raw") -> Path:
     """Write the figures and ``report.md`` for a results directory (default: ``DIR/report``); return report.md.
 
     A sweep folder (``sweep.json``) gets the side-by-side comparison of its variants instead. ``multiplicity``
-    (holm or bh) adjusts the p-values behind every ▲/▼ and every head-to-head test.
+    (holm or bh) adjusts the p-values behind every ▲/▼ and every head-to-head test. ``net``: luck-adjusted net
+    chips (docs/luck.md), or raw.
     """
     results_dir = Path(results_dir)
     if is_sweep_dir(results_dir):
-        return run_sweep_report(results_dir, out_dir, multiplicity)
-    res = an.load(results_dir)
+        return run_sweep_report(results_dir, out_dir, multiplicity, net)
+    res = an.load(results_dir, net=net)
     if res.games.empty:
         raise ValueError(f"{results_dir} holds no finished games yet")
     out = Path(out_dir) if out_dir is not None else results_dir / "report"

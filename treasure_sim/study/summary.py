@@ -9,7 +9,7 @@ from __future__ import annotations
 import textwrap
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -41,10 +41,16 @@ class EntrantRow:
     decisions: int
     win: Interval
     net: Interval
+    net_adjusted: Interval | None = None  # luck-adjusted net (`luck`), when the summary was asked for it
 
     @property
     def error_share(self) -> float:
         return self.errors / self.decisions if self.decisions else float(self.errors > 0)
+
+    @property
+    def shown_net(self) -> Interval:
+        """The net the summary shows and ``--until-ci --metric net`` watches: luck-adjusted when there is one."""
+        return self.net_adjusted if self.net_adjusted is not None else self.net
 
 
 @dataclass(frozen=True)
@@ -54,6 +60,7 @@ class RunSummary:
     rows: tuple[EntrantRow, ...]
     strengths: Strengths | None
     lineups: int
+    net_note: str = ""  # why net is raw although the luck-adjusted one was asked for
 
     def ranked(self) -> list[EntrantRow]:
         """Rows by strength (strongest first); by win share when no strength could be fitted."""
@@ -70,14 +77,15 @@ class RunSummary:
             if self.strengths is None:
                 return {r.entrant: float("nan") for r in self.rows}
             return dict(zip(self.strengths.names, self.strengths.half_width.tolist(), strict=True))
-        return {r.entrant: (r.win if metric == "win_share" else r.net).half_width for r in self.rows}
+        return {r.entrant: (r.win if metric == "win_share" else r.shown_net).half_width for r in self.rows}
 
 
-def run_summary(out: Path, level: float = LEVEL, replicates: int = 1000) -> RunSummary:
+def run_summary(out: Path, level: float = LEVEL, replicates: int = 1000, net: str = "raw") -> RunSummary:
     """Read a results folder part by part and compute the summary (see `RunSummary`).
 
     A part holds whole deals, so each part is reduced as it is read to per-(entrant, deal) means and per-deal
-    finishing comparisons: the parent keeps a few numbers per deal, never the games table.
+    finishing comparisons: the parent keeps a few numbers per deal, never the games table. ``net="adjusted"``
+    adds each entrant's luck-adjusted net (`luck.adjusted_games`, computed part by part and cached).
     """
     labels: dict[int, str] = {}
     games: Counter[int] = Counter()
@@ -109,13 +117,26 @@ def run_summary(out: Path, level: float = LEVEL, replicates: int = 1000) -> RunS
         deal_wins.append((deal, part["game_id"].to_numpy(), entrant, part["finish"].to_numpy()))
     if not labels:
         return RunSummary((), None, 0)
-    key_entrant, win, net = (np.concatenate(a) for a in (deal_entrant, deal_win, deal_net))
+    key_entrant, win, net_means = (np.concatenate(a) for a in (deal_entrant, deal_win, deal_net))
     rows = []
     for e, label in sorted(labels.items()):
         mine = key_entrant == e
         rows.append(EntrantRow(label, games[e], int(mine.sum()), errors[e], decisions[e],
-                               mean_interval(win[mine], level), mean_interval(net[mine], level)))
-    return RunSummary(tuple(rows), _strengths(deal_wins, labels, level, replicates), len(lineups))
+                               mean_interval(win[mine], level), mean_interval(net_means[mine], level)))
+    rows, note = _with_adjusted_net(out, rows, level) if net == "adjusted" else (rows, "")
+    return RunSummary(tuple(rows), _strengths(deal_wins, labels, level, replicates), len(lineups), note)
+
+
+def _with_adjusted_net(out: Path, rows: list[EntrantRow], level: float) -> tuple[list[EntrantRow], str]:
+    """The rows with their luck-adjusted net; unchanged, with the reason, when the folder has no seats table."""
+    from .luck import adjusted_games
+
+    games = adjusted_games(out)
+    if "net_adjusted" not in games.columns:
+        return rows, "no luck adjustment: the folder has no seats table (written by an older treasure-sim)"
+    per = games.assign(entrant=games["entrant"].astype(str)).groupby(
+        ["entrant", "deal_id"], observed=True)["net_adjusted"].mean()
+    return [replace(r, net_adjusted=mean_interval(per.loc[r.entrant], level)) for r in rows], ""
 
 
 def _strengths(parts: list[tuple[np.ndarray, ...]], labels: dict[int, str], level: float, replicates: int
@@ -133,6 +154,10 @@ def _strengths(parts: list[tuple[np.ndarray, ...]], labels: dict[int, str], leve
 
 # ----- the text the CLI prints ---------------------------------------------------------------------------------
 WIDTH = 110  # the notes under the tables are wrapped to this
+LUCK_NOTE = ("luck-adjusted net: net minus the luck of the cards at every chance event of every hand (the seat's "
+             "all-cards-known share of the pot after the event minus its mean over every card that could have come), "
+             "times a chip value fitted on the other deals; it has the same mean as the raw net and a narrower "
+             "interval (docs/luck.md). Raw net: --net raw.")
 FALLBACK = "its results reflect the engine's fallback answers (check, else fold), not the bot's own play"
 
 
@@ -163,8 +188,10 @@ def render(summary: RunSummary, level: float = LEVEL) -> str:
     s = summary.strengths
     ranked = summary.ranked()
     raw = "*" if summary.lineups > 1 else ""
+    adjusted = all(r.net_adjusted is not None for r in summary.rows) and bool(summary.rows)
+    net_name = "luck-adjusted net $" if adjusted else "net $"
     header = ("#", "entrant", f"strength ({level:.0%} CI)", "P(ahead of next)", f"win share{raw} ({level:.0%} CI)",
-              f"net $ per game{raw} ({level:.0%} CI)", "games", "bot errors")
+              f"{net_name} per game{raw} ({level:.0%} CI)", "games", "bot errors")
     table = [header]
     for k, r in enumerate(ranked):
         strength = nxt = "—"
@@ -175,7 +202,7 @@ def render(summary: RunSummary, level: float = LEVEL) -> str:
                 j = s.names.index(ranked[k + 1].entrant)
                 nxt = format_interval((s.prob[i, j], s.prob_low[i, j], s.prob_high[i, j]), ".2f")
         table.append((str(k + 1), r.entrant, strength, nxt, format_interval(r.win, ".3f", "pm"),
-                      format_interval(r.net, "+.2f", "pm"), str(r.games), error_mark(r.errors, r.error_share)))
+                      format_interval(r.shown_net, "+.2f", "pm"), str(r.games), error_mark(r.errors, r.error_share)))
     lines = ["Ranked by lineup-adjusted strength (who finishes ahead of whom, whoever else sat at the table):", "",
              text_table(table, left=2), ""]
     if s is not None:
@@ -194,6 +221,8 @@ def render(summary: RunSummary, level: float = LEVEL) -> str:
         notes.append(f"* win share and net depend on who shares a table: these {len(summary.rows)} entrants met in "
                      f"{summary.lineups} different lineups, so compare them by strength.")
     notes.append(f"win share and net: {method(level)} (up to {n_deals} deals per entrant). games: seats played.")
+    why = f" ({summary.net_note})" if summary.net_note else ""
+    notes.append(LUCK_NOTE if adjusted else f"net: raw chips won or lost{why}.")
     notes += [error_note(r.entrant, r.errors, r.error_share) for r in ranked if r.errors]
     lines += [textwrap.fill(n, WIDTH, subsequent_indent="  ") for n in notes]
     return "\n".join(lines)

@@ -165,14 +165,16 @@ def multiplicity_line(result: bal.Balance) -> str:
             f"own. Raw and adjusted p-values of every cell: `{COMPARISONS}`.")
 
 
-def run_sweep_report(sweep_dir: str | Path, out_dir: str | Path | None = None, multiplicity: str = "holm") -> Path:
+def run_sweep_report(sweep_dir: str | Path, out_dir: str | Path | None = None, multiplicity: str = "holm",
+                     net: str = "raw") -> Path:
     """Write ``report.md`` and one PNG per metric comparing a sweep's variants (default: ``DIR/report``).
 
     ``multiplicity`` (holm or bh) adjusts the p-values behind the ▲/▼ flags over the whole report; every
-    cell with its raw and adjusted p-value is also written to ``comparisons.csv``.
+    cell with its raw and adjusted p-value is also written to ``comparisons.csv``. ``net``: the skill gap in
+    luck-adjusted (default) or raw net chips.
     """
     sweep_dir = Path(sweep_dir)
-    result = bal.sweep_balance(sweep_dir, multiplicity=multiplicity)
+    result = bal.sweep_balance(sweep_dir, multiplicity=multiplicity, net=net)
     out = Path(out_dir) if out_dir is not None else sweep_dir / "report"
     out.mkdir(parents=True, exist_ok=True)
     variants, baseline, compared = list(result.variants), result.baseline, result.compared
@@ -183,7 +185,8 @@ def run_sweep_report(sweep_dir: str | Path, out_dir: str | Path | None = None, m
     md = [f"# Treasure Poker rules sweep: {result.manifest.name or sweep_dir.name}", "",
           f"Data: `{sweep_dir}`", "", *_setup(result.manifest, result), "",
           f"Intervals: {bal.METHOD}. {PAIRING}", "", f"**Multiplicity:** {multiplicity_line(result)}", "",
-          "## Headline", "", headline_table(compared, variants), ""]
+          "## Headline", "", headline_table(compared, variants), "",
+          f"Skill gaps: {'luck-adjusted' if result.net == 'adjusted' else 'raw'} net chips (docs/luck.md).", ""]
     for group, (title, unit) in bal.GROUPS.items():
         if group.startswith("value_"):
             continue
@@ -194,7 +197,8 @@ def run_sweep_report(sweep_dir: str | Path, out_dir: str | Path | None = None, m
         seats = ["Are the seats equal? Joint test per variant (" + SEAT_TEST + "): " + "; ".join(
             f"{v}: {result.seat_tests[v].text()}" for v in variants if v in result.seat_tests) + ".", ""] \
             if group == "seat" else []
-        md += [f"## {title}", "", _GROUP_TEXT.get(group, ""), "", *seats,
+        text = _GROUP_TEXT.get(group, "") + (SKILL_NET[result.net] if group == "skill" else "")
+        md += [f"## {title}", "", text, "", *seats,
                value_table(table, variants, FORMATS[group]), "",
                "Difference vs the baseline (paired by deal):", "",
                diff_table(table, variants, baseline, FORMATS[group]), "",
@@ -216,6 +220,9 @@ def run_sweep_report(sweep_dir: str | Path, out_dir: str | Path | None = None, m
     return path
 
 
+SKILL_NET = {"adjusted": " Net chips here are luck-adjusted: the luck of the cards at every chance event is "
+                         "subtracted (same mean, narrower intervals; docs/luck.md). `--net raw` shows chips as won.",
+             "raw": " Net chips here are raw, as won (`--net adjusted` subtracts the luck of the cards)."}
 _GROUP_TEXT = {
     "length": "Hands per game. Too long and the table tires; too short and the Treasures never build up.",
     "end": "How games end (shares add to 1): the deck running out, all players voting to stop, too few players "

@@ -1,0 +1,104 @@
+"""Is the luck adjustment unbiased on real data? Issue 14, item 3 (a), (b), (c).
+
+    python experiments/luck_validate.py centring RESULTS_DIR...  # (a) mean luck per event kind = 0, every hand
+    python experiments/luck_validate.py agreement RESULTS_DIR    # (b) raw and adjusted mean net agree
+    python experiments/luck_validate.py coverage --runs 40 --deals 25 --out /tmp/luck-cover   # (c)
+
+(a) corrects every chance event of every hand (hole cards and New Treasure included, whatever the pot) and shows,
+per event kind and per group fixed before the event, the mean luck per event with its interval over deals.
+(c) plays ``--runs`` small runs of the default experiment (seeds 1001, 1002, ...), builds each entrant's 95%
+interval of mean net from each run, raw and adjusted, and counts how often they cover the long-run raw mean
+(all runs' deals pooled).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from treasure_sim.run.execute import run_experiment
+from treasure_sim.run.experiment import default_experiment
+from treasure_sim.study import luck, luck_checks
+from treasure_sim.study.luck_hands import load
+from treasure_sim.study.stats import mean_interval
+
+
+def centring(paths: list[Path]) -> None:
+    """Every folder's events pooled (deals of different folders are different deals)."""
+    start = time.process_time()
+    frames, n_hands, skipped = [], 0, {}
+    for k, path in enumerate(paths):
+        hands, games = load(path)
+        events = luck.hand_events(hands, luck.Settings(min_pot=0))
+        frame = luck_checks.event_frame(hands, events, games.to_pandas())
+        frames.append(frame.assign(deal_id=frame["deal_id"] + 10**7 * k))
+        n_hands += hands.n_hands
+        skipped = {key: skipped.get(key, 0) + v for key, v in events.skipped.items()}
+    frame = pd.concat(frames, ignore_index=True)
+    print(f"{len(paths)} folders, {n_hands} hands, {frame['deal_id'].nunique()} deals; {len(frame)} seat-events "
+          f"corrected in {time.process_time() - start:.0f} s CPU; left out: {skipped}")
+    frame["first to act"] = frame["position"] == 0
+    for by in (["first to act"], ["entrant"], ["clubs"], ["hearts"]):
+        table = luck_checks.centring(frame, by)
+        print(f"\nby {by[0]}: {table['covers_0'].sum()} of {len(table)} intervals cover 0; smallest Holm-adjusted "
+              f"p = {table['p_adjusted'].min():.3f}")
+        print(table.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+
+
+def agreement(path: Path) -> None:
+    table = luck_checks.agreement(luck.adjusted_games(path))
+    print(table.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
+    print(f"{table['covers_0'].sum()} of {len(table)} differences raw - adjusted cover 0")
+
+
+def coverage(runs: int, deals: int, out: Path) -> None:
+    base = default_experiment()
+    rows, games = [], []
+    for r in range(runs):
+        path = out / f"run{r:03d}"
+        run_experiment(base.replace(deals=deals, seed=1001 + r), path, progress=False)
+        g = luck.adjusted_games(path).assign(run=r)
+        g["entrant"] = g["entrant"].astype(str)
+        games.append(g)
+        per = g.groupby(["entrant", "deal_id"])[["net", "net_adjusted"]].mean()
+        for entrant, part in per.groupby(level="entrant"):
+            for name, col in (("raw", "net"), ("adjusted", "net_adjusted")):
+                iv = mean_interval(part[col])
+                rows.append({"run": r, "estimator": name, "entrant": entrant, "low": iv.low, "high": iv.high})
+        print(f"run {r + 1}/{runs} done (load {os.getloadavg()[0]:.2f})", flush=True)
+    pooled = pd.concat(games).groupby(["entrant", "run", "deal_id"])["net"].mean().groupby("entrant")
+    truth = pooled.mean()
+    print(f"long-run raw mean net per entrant ({runs * deals} deals):\n{truth.round(2).to_string()}")
+    print(f"its standard error: {(pooled.std() / pooled.count() ** 0.5).round(2).to_dict()}")
+    intervals = pd.DataFrame(rows)
+    print(luck_checks.coverage(intervals, truth).to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    for entrant, part in intervals.groupby("entrant"):
+        print(entrant, luck_checks.coverage(part, truth)[["estimator", "coverage", "median_half_width"]]
+              .to_string(index=False, header=False, float_format=lambda v: f"{v:.3f}").replace("\n", "; "))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("check", choices=("centring", "agreement", "coverage"))
+    parser.add_argument("dir", type=Path, nargs="*")
+    parser.add_argument("--runs", type=int, default=40)
+    parser.add_argument("--deals", type=int, default=25)
+    parser.add_argument("--out", type=Path, default=Path("/tmp/luck-coverage"))
+    args = parser.parse_args()
+    print(f"load average {os.getloadavg()[0]:.2f}")
+    if args.check == "coverage":
+        coverage(args.runs, args.deals, args.out)
+    elif not args.dir:
+        parser.error(f"{args.check} needs a results folder")
+    elif args.check == "centring":
+        centring(args.dir)
+    else:
+        agreement(args.dir[0])
+
+
+if __name__ == "__main__":
+    main()
