@@ -37,7 +37,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         from ..design import tune_report
 
         report = read_tune(args.dir)
-        path = tune_report.write(report, {})
+        path = tune_report.write(report)
         print(f"report written to {path}")
         return 0
     try:

@@ -43,7 +43,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
     report = execute(args, tuning.name, start)
     if report is None:
         return 130
-    path = tune_report.write(report, {c.name: c.changes() for c in tuning.candidates})
+    path = tune_report.write(report)
     best = tune_report.recommended(report)
     print(f"{tuning.name}: {len(tuning.candidates)} candidates, {len(report.rounds)} rounds; "
           f"{len(best)} meet every target: {', '.join(m.name for m in best) or 'none'}")

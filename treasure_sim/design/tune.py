@@ -173,6 +173,7 @@ class TuneReport:
     out: Path
     rounds: list[list[Measured]]  # every round's measurements, best first
     status: str
+    changes: dict[str, dict[str, Any]]  # candidate -> the rule fields it sets
 
     @property
     def final(self) -> list[Measured]:
@@ -215,7 +216,7 @@ def tune(tuning: Tuning, out: str | Path, *, play: Callable[[Experiment, Path], 
     finally:
         record.update(status=status, updated=now())
         _write(out, record)
-    return TuneReport(out, rounds, status)
+    return TuneReport(out, rounds, status, record["candidates"])
 
 
 def _write(out: Path, record: dict[str, Any]) -> None:
@@ -230,4 +231,4 @@ def read_tune(path: str | Path) -> TuneReport:
     """A tuning folder's record as a report (for `treasure-sim report`)."""
     data = json.loads((Path(path) / MANIFEST).read_text(encoding="utf-8"))
     rounds = [[Measured(**m) for m in r["measured"]] for r in data["rounds"]]
-    return TuneReport(Path(path), rounds, data.get("status", "?"))
+    return TuneReport(Path(path), rounds, data.get("status", "?"), data.get("candidates", {}))

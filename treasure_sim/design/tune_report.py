@@ -42,7 +42,7 @@ def table(measured: list[Measured]) -> str:
     return md_table(["candidate", "deals", *targets, "shortfall"], rows)
 
 
-def markdown(report: TuneReport, changes: dict[str, dict]) -> str:
+def markdown(report: TuneReport) -> str:
     final = report.final
     best = recommended(report)
     lines = [f"# Tuning: {report.out.name}", "",
@@ -52,7 +52,7 @@ def markdown(report: TuneReport, changes: dict[str, dict]) -> str:
              "high p says no seat advantage was detected, not that there is none.", "",
              "## Recommended rule sets", ""]
     if best:
-        lines += [f"- `{m.name}`: " + (", ".join(f"{k} = {v}" for k, v in changes.get(m.name, {}).items())
+        lines += [f"- `{m.name}`: " + (", ".join(f"{k} = {v}" for k, v in report.changes.get(m.name, {}).items())
                                         or "the base rules") for m in best]
         lines += ["", table(best)]
     else:
@@ -108,9 +108,9 @@ def _bounds(label: str) -> tuple[float, float] | None:
     return None
 
 
-def write(report: TuneReport, changes: dict[str, dict]) -> Path:
+def write(report: TuneReport) -> Path:
     path = report.out / "report.md"
-    text = markdown(report, changes)
+    text = markdown(report)
     final = report.final
     if final:
         save_figure(plot_candidates(final), report.out / "candidates.png", dpi=110)

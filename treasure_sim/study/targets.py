@@ -45,7 +45,8 @@ def natural_end(games: pd.DataFrame, level: float = LEVEL) -> Estimate:
     """Share of games that ended by themselves (deck empty, all stopped, too few players), not at the hand cap."""
     one = _one_row_per_game(games)
     per_deal = (one["end_reason"].astype(str) != "hand_limit").groupby(one["deal_id"]).mean()
-    return _from(mean_interval(per_deal, level), "per-deal share, t interval over deals")
+    e = _from(mean_interval(per_deal, level), "per-deal share, t interval over deals (clipped to 0..1)")
+    return Estimate(e.value, max(e.low, 0.0), min(e.high, 1.0), e.deals, e.method)
 
 
 def mean_hands(games: pd.DataFrame, level: float = LEVEL) -> Estimate:
