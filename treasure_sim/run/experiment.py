@@ -13,15 +13,17 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ..game.cards import format_card, is_joker, parse_card
 from ..game.rules import RuleSet
-from ..game.strategy import Strategy
+from ..game.strategy import POWERS, Strategy
 from . import loader
 from .isolated import BotProcessError, handshake, python_command, split_command
 from .schedule import deals_to_seat_everyone
 
 DEFAULT_CONFIG = "default.toml"  # in treasure_sim/run/data, packaged with the wheel
 TOP_KEYS = ("name", "seed", "deals", "table_size", "rotate", "decision_timeout", "entrants", "rules")
-ENTRANT_KEYS = ("strategy", "params", "label", "isolate", "command", "memory_mb")
+ENTRANT_KEYS = ("strategy", "params", "label", "isolate", "command", "memory_mb", "restrict", "treasures")
+ROTATE = (True, False, "cycle")  # each deal in every rotation; once as seated; once, seats moved on a place a deal
 DECISION_TIMEOUT = 10.0  # seconds a bot may think per decision unless the config says otherwise
 SCHEDULE_VERSION = 2  # bump when the same config would schedule different games (2: keyed-hash seeds)
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -42,6 +44,8 @@ class Entrant:
     isolate: bool = False
     command: tuple[str, ...] = ()  # a program speaking the line protocol (implies isolate)
     memory_mb: int | None = None  # isolated only: the bot process's address-space limit
+    restrict: tuple[str, ...] = ()  # powers (`POWERS`) this entrant may not use: restricted play (rulings §8)
+    treasures: tuple[str, ...] = ()  # cards in this entrant's Treasure Zone when each game starts (an endowment)
 
     @property
     def process_command(self) -> tuple[str, ...]:
@@ -56,6 +60,10 @@ class Entrant:
             data["command"] = list(self.command)
         if self.memory_mb is not None:
             data["memory_mb"] = self.memory_mb
+        if self.restrict:
+            data["restrict"] = list(self.restrict)
+        if self.treasures:
+            data["treasures"] = list(self.treasures)
         return data
 
     @property
@@ -72,7 +80,7 @@ class Experiment:
     seed: int
     deals: int
     table_size: int
-    rotate: bool
+    rotate: bool | str  # True, False or "cycle" (ROTATE)
     entrants: tuple[Entrant, ...]
     rules: RuleSet = RuleSet()
     source: str = field(default="<memory>", compare=False)
@@ -80,8 +88,8 @@ class Experiment:
 
     @property
     def rotations(self) -> int:
-        """How often each deal is played: once per seat rotation, or once."""
-        return self.table_size if self.rotate else 1
+        """How often each deal is played: once per seat rotation, or once (``rotate`` false or "cycle")."""
+        return self.table_size if self.rotate is True else 1
 
     @property
     def games(self) -> int:
@@ -165,8 +173,9 @@ def parse_experiment(data: dict[str, Any], source: str = "<memory>", *, check_st
     deals = _int(data.get("deals", 100), "deals", 1, None, where)
     table_size = _int(data.get("table_size", 4), "table_size", 2, 10, where)
     rotate = data.get("rotate", True)
-    if not isinstance(rotate, bool):
-        raise ConfigError(f"{where}rotate must be true or false, got {rotate!r}")
+    if not any(type(rotate) is type(r) and rotate == r for r in ROTATE):
+        raise ConfigError(f"{where}rotate must be true (every seat rotation of each deal), false (one game per "
+                          f"deal) or \"cycle\" (one game per deal, seats moved on one place a deal), got {rotate!r}")
     timeout = data.get("decision_timeout", DECISION_TIMEOUT)
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not 0 < timeout < float("inf"):
         raise ConfigError(f"{where}decision_timeout must be a number of seconds > 0, got {timeout!r}")
@@ -177,13 +186,14 @@ def parse_experiment(data: dict[str, Any], source: str = "<memory>", *, check_st
     for problem in rules.playability_problems():
         raise ConfigError(f"{where}[rules]: {problem}")
     entrants = _entrants(data.get("entrants"), where)
+    _check_treasures(entrants, rules, where)
     needed = deals_to_seat_everyone(len(entrants), table_size)
     if deals < needed:
         raise ConfigError(f"{where}deals = {deals} leaves entrants without a seat: with {len(entrants)} entrants at "
                           f"{table_size}-seat tables every entrant sits only from {needed} deals on (the round-robin "
                           f"cycle); ask for at least {needed}")
     if check_strategies:
-        _check_loadable(entrants, where)
+        check_loadable(entrants, where)
     return Experiment(name, seed, deals, table_size, rotate, entrants, rules, source, float(timeout))
 
 
@@ -267,7 +277,55 @@ def _entrant(item: Any, at: str) -> Entrant:
         raise ConfigError(f"{at}memory_mb must be a whole number of megabytes >= 16, got {memory!r}")
     if memory is not None and not isolate:
         raise ConfigError(f"{at}memory_mb limits an isolated bot's process: add isolate = true")
-    return Entrant(label or "", spec.strip(), params, isolate, tuple(command or ()), memory)
+    return Entrant(label or "", spec.strip(), params, isolate, tuple(command or ()), memory,
+                   _restrict(item.get("restrict", []), at), _treasure_cards(item.get("treasures", []), at))
+
+
+def _restrict(value: Any, at: str) -> tuple[str, ...]:
+    """The ``restrict`` key: a subset of `POWERS`, kept in that order."""
+    if not isinstance(value, list) or not all(isinstance(p, str) for p in value):
+        raise ConfigError(f"{at}restrict must be an array of powers from {', '.join(POWERS)}, got {value!r}")
+    for p in value:
+        if p not in POWERS:
+            close = difflib.get_close_matches(p, POWERS, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ConfigError(f"{at}restrict: unknown power {p!r}{hint}; powers: {', '.join(POWERS)}")
+    return tuple(p for p in POWERS if p in value)
+
+
+def _treasure_cards(value: Any, at: str) -> tuple[str, ...]:
+    """The ``treasures`` key: distinct cards such as ["Kc", "7h"] (no Jokers), in canonical spelling."""
+    if isinstance(value, str):
+        value = value.split()
+    if not isinstance(value, list) or not all(isinstance(c, str) for c in value):
+        raise ConfigError(f"{at}treasures must be an array of cards such as [\"Kc\", \"7h\"], got {value!r}")
+    names = []
+    for token in value:
+        try:
+            card = parse_card(token)
+        except ValueError as err:
+            raise ConfigError(f"{at}treasures: {err}") from None
+        if is_joker(card):
+            raise ConfigError(f"{at}treasures: {token!r} is a Joker; Jokers never enter a Treasure Zone")
+        names.append(format_card(card))
+    for name in names:
+        if names.count(name) > 1:
+            raise ConfigError(f"{at}treasures lists {name} twice")
+    return tuple(names)
+
+
+def _check_treasures(entrants: tuple[Entrant, ...], rules: RuleSet, where: str) -> None:
+    """Starting Treasures must fit the zone limit and may not be promised to two entrants of one table."""
+    holders: dict[str, str] = {}
+    for e in entrants:
+        if rules.zone_limit and len(e.treasures) > rules.zone_limit:
+            raise ConfigError(f"{where}entrant {e.label!r}: {len(e.treasures)} starting treasures, more than "
+                              f"[rules] zone_limit = {rules.zone_limit}")
+        for card in e.treasures:
+            if card in holders:
+                raise ConfigError(f"{where}{card} is a starting treasure of both {holders[card]!r} and {e.label!r}; "
+                                  f"a card can be in one zone only")
+            holders[card] = e.label
 
 
 def _command_name(command: tuple[str, ...]) -> str:
@@ -294,7 +352,7 @@ def _unique(label: str, used: set[str]) -> str:
     return f"{label}-{n}"
 
 
-def _check_loadable(entrants: tuple[Entrant, ...], where: str) -> None:
+def check_loadable(entrants: tuple[Entrant, ...], where: str) -> None:
     """Build each bot once now (an isolated one: start it and shake hands): a bot that cannot load is a
     config error, not a crash mid-run."""
     for i, e in enumerate(entrants):

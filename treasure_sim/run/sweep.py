@@ -33,6 +33,7 @@ from .experiment import (
     ConfigError,
     Experiment,
     check_keys,
+    check_loadable,
     check_name,
     parse_experiment,
     read_toml,
@@ -41,24 +42,34 @@ from .experiment import (
 
 DEFAULT_SWEEP = "sweep.toml"  # in treasure_sim/run/data, packaged with the wheel
 SWEEP_KEYS = ("sweep", "variants", "baseline")  # top-level keys a sweep adds to an experiment config
-VARIANT_KEYS = ("name", "rules", "table_size")
+VARIANT_KEYS = ("name", "rules", "table_size", "entrants", "deals")
+ENTRANT_CHANGES = ("params", "restrict", "treasures")  # what a variant may change of an entrant, by label
 AXES = (*RuleSet.fields(), "table_size")
 
 
 @dataclass(frozen=True, slots=True)
 class Variant:
-    """A named change to the base experiment: RuleSet overrides and, optionally, another table size."""
+    """A named change to the base experiment: RuleSet overrides and, optionally, another table size, changes
+    to entrants (by label: ``params`` merged into theirs, ``restrict`` and ``treasures`` replaced) and at most
+    ``deals`` deals (fewer if the base has fewer; the first deals of the base, so pairing by deal holds)."""
 
     name: str
     rules: dict[str, Any] = field(default_factory=dict)
     table_size: int | None = None
+    entrants: dict[str, dict[str, Any]] = field(default_factory=dict)
+    deals: int | None = None
 
     def changes(self) -> dict[str, Any]:
         """What this variant sets, as the config would write it (``{}`` for the base itself)."""
-        return self.rules | ({} if self.table_size is None else {"table_size": self.table_size})
+        return self.rules | {k: v for k, v in (("table_size", self.table_size), ("entrants", self.entrants),
+                                               ("deals", self.deals)) if v}
 
     def describe(self) -> str:
-        return ", ".join(f"{k} = {_toml_value(v)}" for k, v in self.changes().items()) or "the base rules"
+        parts = [f"{k} = {_toml_value(v)}" for k, v in self.changes().items() if k not in ("entrants", "deals")]
+        parts += [f"{label}: " + ", ".join(f"{k} = {_toml_value(v)}" for k, v in change.items())
+                  for label, change in self.entrants.items()]
+        parts += [f"{self.deals} deals"] if self.deals else []
+        return "; ".join(parts) or "the base rules"
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +138,7 @@ def parse_sweep(data: dict[str, Any], source: str = "<memory>", *, check_strateg
         if names.count(name) > 1:
             raise ConfigError(f"{where}variant name {name!r} is used {names.count(name)} times; names must differ "
                               f"(each names a results folder)")
-    experiments = [_build(base, v, where) for v in variants]
+    experiments = [_build(base, v, where, check_strategies) for v in variants]
     if baseline is None:  # the variant that plays the base itself, else the first
         same = [v.name for v, e in zip(variants, experiments, strict=True)
                 if (e.rules, e.table_size) == (base.rules, base.table_size)]
@@ -142,6 +153,10 @@ def parse_sweep(data: dict[str, Any], source: str = "<memory>", *, check_strateg
 def _toml_value(value: Any) -> str:
     if isinstance(value, bool):
         return str(value).lower()
+    if isinstance(value, list):
+        return "[" + ", ".join(map(_toml_value, value)) + "]"
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{k} = {_toml_value(v)}" for k, v in value.items()) + " }"
     return json.dumps(value) if isinstance(value, str) else str(value)
 
 
@@ -191,27 +206,59 @@ def listed_variants(listed: Any, where: str) -> list[Variant]:
             raise ConfigError(f"{at}rules must be a table of RuleSet fields such as {{ clubs = false }}, "
                               f"got {rules!r}")
         name = check_name(item.get("name"), f"{at}variant name", "variant's results folder")
-        variants.append(Variant(name, dict(rules), item.get("table_size")))
+        deals = item.get("deals")
+        if deals is not None and (isinstance(deals, bool) or not isinstance(deals, int) or deals < 1):
+            raise ConfigError(f"{at}deals must be a whole number >= 1 (at most that many of the base's deals), "
+                              f"got {deals!r}")
+        variants.append(Variant(name, dict(rules), item.get("table_size"), entrant_changes(item.get("entrants", {}),
+                                                                                           at), deals))
     return variants
 
 
+def entrant_changes(raw: Any, at: str) -> dict[str, dict[str, Any]]:
+    """A variant's ``entrants`` table: ``{ label = { params = {...}, restrict = [...], treasures = [...] } }``."""
+    if not isinstance(raw, dict) or not all(isinstance(v, dict) for v in raw.values()):
+        raise ConfigError(f"{at}entrants must be a table of entrant labels, each with a table of changes such as "
+                          f"{{ equity = {{ restrict = [\"clubs\"] }} }}, got {raw!r}")
+    for label, change in raw.items():
+        check_keys(change, ENTRANT_CHANGES, f"{at}entrants.{label}: ")
+    return {label: dict(change) for label, change in raw.items()}
+
+
 def variant_experiment(base: Experiment, variant: Variant) -> Experiment:
-    """``base`` with the variant's rules and table size, named ``<base>.<variant>``; validated like a config."""
+    """``base`` with the variant's rules, table size, entrants and deals, named ``<base>.<variant>``; validated
+    like a config (an unknown entrant label is a ConfigError naming the labels)."""
+    entrants = [e.to_dict() for e in base.entrants]
+    labels = [e["label"] for e in entrants]
+    for label, change in variant.entrants.items():
+        if label not in labels:
+            close = difflib.get_close_matches(label, labels, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ConfigError(f"entrants: no entrant labelled {label!r}{hint}; labels: {', '.join(labels)}")
+        entry = entrants[labels.index(label)]
+        entry.update({k: v for k, v in change.items() if k != "params"})
+        if "params" in change:
+            entry["params"] = entry["params"] | change["params"]
+    deals = min(base.deals, variant.deals) if variant.deals else None
     return base.replace(name=f"{base.name}.{variant.name}", table_size=variant.table_size,
-                        rules=base.rules.to_dict() | variant.rules)
+                        rules=base.rules.to_dict() | variant.rules, entrants=entrants, deals=deals)
 
 
-def _build(base: Experiment, variant: Variant, where: str) -> Experiment:
-    """The variant's experiment, or a ConfigError naming the variant and the bad field."""
+def _build(base: Experiment, variant: Variant, where: str, check_strategies: bool = False) -> Experiment:
+    """The variant's experiment, or a ConfigError naming the variant and the bad field (with
+    ``check_strategies``, every entrant whose params the variant changes is built once too)."""
     at = f"{where}variant {variant.name!r}: "
     try:
         base.rules.replace(**variant.rules)
     except (ValueError, TypeError) as err:
         raise ConfigError(f"{at}{err}") from None
     try:
-        return variant_experiment(base, variant)
+        exp = variant_experiment(base, variant)
     except ConfigError as err:
         raise ConfigError(at + str(err).removeprefix(f"{base.source}: ")) from None
+    if check_strategies:
+        check_loadable(tuple(e for e in exp.entrants if "params" in variant.entrants.get(e.label, {})), at)
+    return exp
 
 
 __all__ = ["Sweep", "Variant", "default_sweep", "load_sweep", "parse_sweep", "parse_sweep_toml", "variant_experiment"]

@@ -56,6 +56,7 @@ class Task:
     decision_timeout: float | None = None
     strict: bool = False  # stop at a bot's first error (BotFailure) instead of playing the default answer
     histories: int = 0  # games with a smaller game_id also come back as PHH hand histories
+    cycle: bool = False  # rotate = "cycle": one game per deal, in rotation ``deal % table size``
 
     @property
     def games(self) -> int:
@@ -88,7 +89,7 @@ def plan_tasks(exp: Experiment, pending: list[tuple[int, int]], size: int, *, st
     for start, end in pending:
         for first in range(start, end, size):
             yield Task(exp.name, exp.seed, exp.rules, exp.entrants, tables, exp.rotations, first,
-                       min(end, first + size), exp.decision_timeout, strict, histories)
+                       min(end, first + size), exp.decision_timeout, strict, histories, exp.rotate == "cycle")
 
 
 def make_bot(entrant: Entrant) -> Strategy:
@@ -98,9 +99,24 @@ def make_bot(entrant: Entrant) -> Strategy:
     return load_strategy(entrant.strategy, **entrant.params)
 
 
-def play_one(task: Task, deal: int, rotation: int, seats: tuple[int, ...]) -> GameResult:
+def games_of(task: Task, deal: int) -> Iterator[tuple[int, int]]:
+    """(game_id, rotation) of each game of a deal: every rotation, or with ``cycle`` the deal's own one."""
+    if task.cycle:
+        yield deal, deal % len(task.tables[deal % len(task.tables)])
+        return
+    for rotation in range(task.rotations):
+        yield deal * task.rotations + rotation, rotation
+
+
+def entrant_setup(task: Task, seats: tuple[int, ...]) -> dict:
+    """The `Game` keywords for entrants with restricted powers or starting Treasures, by seat."""
+    restrict = {s: task.entrants[e].restrict for s, e in enumerate(seats) if task.entrants[e].restrict}
+    treasures = {s: task.entrants[e].treasures for s, e in enumerate(seats) if task.entrants[e].treasures}
+    return {"restrict": restrict or None, "treasures": treasures or None}
+
+
+def play_one(task: Task, game_id: int, deal: int, rotation: int, seats: tuple[int, ...]) -> GameResult:
     """One game of the task; a bot that cannot be built, or errs in a strict run, is a `BotFailure`."""
-    game_id = deal * task.rotations + rotation
     bots: list[Strategy] = []
     try:
         for e in seats:
@@ -113,7 +129,8 @@ def play_one(task: Task, deal: int, rotation: int, seats: tuple[int, ...]) -> Ga
         card_seed, bot_seeds = game_seeds(task.seed, deal, rotation, len(seats))
         try:
             return Game(bots, task.rules, None, deal_seed=card_seed, bot_seeds=bot_seeds, quintets=False,
-                        strict=task.strict, decision_timeout=task.decision_timeout).play()
+                        strict=task.strict, decision_timeout=task.decision_timeout,
+                        **entrant_setup(task, seats)).play()
         except StrategyError as err:
             seat = re.match(r"seat (\d+)", str(err))
             who = task.entrants[seats[int(seat[1])]].label if seat else "a bot"
@@ -132,10 +149,9 @@ def run_task(task: Task) -> TaskResult:
     histories = []
     for deal in range(task.first_deal, task.end_deal):
         table_id = deal % len(task.tables)
-        for rotation in range(task.rotations):
+        for game_id, rotation in games_of(task, deal):
             seats = seating(task.tables[table_id], rotation)
-            result = play_one(task, deal, rotation, seats)
-            game_id = deal * task.rotations + rotation
+            result = play_one(task, game_id, deal, rotation, seats)
             game_rows(columns["games"], task.experiment, game_id, deal, rotation, table_id, seats, task.entrants,
                       result, task.rules)
             hand_rows(columns["hands"], task.experiment, game_id, result.hands)

@@ -12,6 +12,8 @@ import pandas as pd
 from ..run.store import Manifest, is_sweep_dir
 from . import analysis as an
 from . import plots, pokerstats
+from .causal import is_balance_study
+from .designer import run_designer_report
 from .markdown import by_key, cell, entrants_text, md_table, number, record_cell, records, rules_text, save_figure
 from .stats import SEAT_TEST, Strengths, deals_needed, direction_flags, multiplicity_text
 from .sweep_report import run_sweep_report
@@ -229,11 +231,14 @@ def run_report(results_dir: str | Path, out_dir: str | Path | None = None, multi
                net: str = "raw") -> Path:
     """Write the figures and ``report.md`` for a results directory (default: ``DIR/report``); return report.md.
 
-    A sweep folder (``sweep.json``) gets the side-by-side comparison of its variants instead. ``multiplicity``
+    A sweep folder (``sweep.json``) gets the side-by-side comparison of its variants instead, and a balance
+    study (a sweep whose arms change entrants) the designer's page, ``designer.md``. ``multiplicity``
     (holm or bh) adjusts the p-values behind every ▲/▼ and every head-to-head test. ``net``: luck-adjusted net
     chips (docs/luck.md), or raw.
     """
     results_dir = Path(results_dir)
+    if is_balance_study(results_dir):
+        return run_designer_report(results_dir, out_dir, multiplicity)
     if is_sweep_dir(results_dir):
         return run_sweep_report(results_dir, out_dir, multiplicity, net)
     res = an.load(results_dir, net=net)

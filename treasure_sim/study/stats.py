@@ -11,6 +11,9 @@ deals are then treated as independent samples:
 - lineup-adjusted strength is a Bradley–Terry model of pairwise finishing order fitted by maximum
   likelihood with choix, with a bootstrap over deals (`fit_strengths`);
 - the joint seat-advantage test and the Treasure regressions are OLS with deal-clustered errors (statsmodels);
+- an intervention (a power barred, a Treasure given, a stronger bot) is a paired difference per deal between two
+  arms played on the same deals, with `mean_interval`; the share of variance due to the entrant
+  (`entrant_share`) is a moment estimator with a percentile bootstrap over deals;
 - a run that grows until its intervals are narrow enough plans its batches with `next_deals`.
 """
 
@@ -226,7 +229,9 @@ def adjust(p_values: npt.ArrayLike, how: str = "holm") -> np.ndarray:
     p = np.asarray(p_values, dtype=float)
     out = np.full(p.shape, np.nan)
     tested = np.isfinite(p)
-    if tested.any():
+    if tested.sum() == 1:  # a family of one: nothing to adjust (and multipletests is slow: it calls gc.collect)
+        out[tested] = p[tested]
+    elif tested.any():
         out[tested] = multipletests(p[tested], method=multiplicity_method(how))[1]
     return out
 
@@ -412,6 +417,35 @@ def seat_test(win_share: npt.ArrayLike, seat: npt.ArrayLike, entrant: npt.ArrayL
     restriction[:, 1:len(seats)] = np.eye(len(seats) - 1)
     test = fit.f_test(restriction)
     return JointTest(float(np.squeeze(test.fvalue)), int(test.df_num), int(test.df_denom), float(test.pvalue))
+
+
+SHARE_METHOD = ("entrant share: variance of the entrants' true mean nets over the variance of one entrant's net in "
+                "one deal, moment estimator (the spread of the entrant means less its expected sampling part, from "
+                "the deals' covariance); 95% percentile bootstrap over deals ({replicates} resamples)")
+
+
+def _entrant_share(y: np.ndarray) -> float:
+    n, k = y.shape
+    centred = y - y.mean(axis=1, keepdims=True)  # removes the deal's level; a zero-sum deal keeps its spread
+    means = centred.mean(axis=0)
+    noise = np.trace(np.cov(centred, rowvar=False)) / n if n > 1 else 0.0
+    between = float(means @ means) / k - noise / k  # E[sum (m_e - m)^2] = sum (mu_e - mu)^2 + tr(C S C) / n
+    total = float((centred ** 2).mean())
+    return between / total if total > 0 else math.nan
+
+
+def entrant_share(y: npt.ArrayLike, *, replicates: int = 1000, level: float = LEVEL, seed: int = 0) -> Interval:
+    """How much of the variance of net money is due to *who* plays rather than the deal: ``y[d, e]`` is entrant
+    e's net in deal d (every entrant in every deal). Returns the share (0 = all luck, 1 = all skill) with a
+    percentile bootstrap interval over deals; ``n`` is the number of deals, ``sd`` the bootstrap SD."""
+    y = np.asarray(y, dtype=float)
+    if y.ndim != 2 or y.shape[1] < 2 or y.shape[0] < 2:
+        return Interval(math.nan, math.nan, math.nan, int(y.shape[0]) if y.ndim else 0, math.nan)
+    share = _entrant_share(y)
+    rng = np.random.default_rng(seed)
+    boot = np.array([_entrant_share(y[rng.integers(0, len(y), len(y))]) for _ in range(replicates)])
+    low, high = np.nanquantile(boot, [(1 - level) / 2, (1 + level) / 2])
+    return Interval(share, float(low), float(high), len(y), float(np.nanstd(boot, ddof=1)))
 
 
 def ols_clustered(x: npt.ArrayLike, y: npt.ArrayLike, clusters: Sequence | np.ndarray

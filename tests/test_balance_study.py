@@ -1,0 +1,262 @@
+"""Balance studies: entrant restrictions and endowments in configs, one game per deal, the arms of a study, the
+causal estimators (validated on planted truths) and the designer's page end to end."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from treasure_sim.cli import main
+from treasure_sim.run.execute import run_experiment, run_sweep
+from treasure_sim.run.experiment import ConfigError, parse_experiment
+from treasure_sim.run.store import read_games
+from treasure_sim.run.studies import parse_balance
+from treasure_sim.run.sweep import parse_sweep
+from treasure_sim.study import causal
+from treasure_sim.study.stats import entrant_share
+
+FAST = [{"strategy": "random"}, {"strategy": "calling_station"}, {"strategy": "rock"}, {"strategy": "maniac"}]
+
+
+def config(**changes):
+    base = {"name": "t", "seed": 3, "deals": 6, "table_size": 4, "rotate": "cycle",
+            "entrants": [dict(e) for e in FAST], "rules": {"max_hands": 30}}
+    return base | changes
+
+
+def games_of(path) -> pd.DataFrame:
+    return read_games(path).to_pandas()
+
+
+# ----- config ----------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(("entrant", "message"), [
+    ({"restrict": ["club"]}, "unknown power 'club' (did you mean 'clubs'?)"),
+    ({"restrict": "clubs"}, "restrict must be an array of powers"),
+    ({"treasures": ["Kx"]}, "treasures: "),
+    ({"treasures": ["RJ"]}, "Jokers never enter a Treasure Zone"),
+    ({"treasures": ["Kc", "kc"]}, "treasures lists Kc twice"),
+])
+def test_bad_restrictions_and_endowments_are_named(entrant, message):
+    data = config()
+    data["entrants"][1] |= entrant
+    with pytest.raises(ConfigError, match="entrants\\[1\\]") as err:
+        parse_experiment(data, check_strategies=False)
+    assert message in str(err.value)
+
+
+def test_a_card_promised_to_two_entrants_or_beyond_the_zone_limit_is_refused():
+    data = config()
+    data["entrants"][0]["treasures"] = ["Kc"]
+    data["entrants"][2]["treasures"] = ["Kc"]
+    with pytest.raises(ConfigError, match="Kc is a starting treasure of both 'random' and 'rock'"):
+        parse_experiment(data, check_strategies=False)
+    data = config(rules={"zone_limit": 1})
+    data["entrants"][0]["treasures"] = ["Kc", "7h"]
+    with pytest.raises(ConfigError, match="zone_limit = 1"):
+        parse_experiment(data, check_strategies=False)
+
+
+def test_rotate_takes_true_false_or_cycle_only():
+    with pytest.raises(ConfigError, match=r'rotate must be true .* or "cycle"'):
+        parse_experiment(config(rotate="yes"), check_strategies=False)
+    assert parse_experiment(config(), check_strategies=False).games == 6
+
+
+def test_restrictions_and_endowments_change_the_fingerprint_and_only_when_given():
+    plain = parse_experiment(config(), check_strategies=False)
+    data = config()
+    data["entrants"][0] |= {"restrict": ["hearts", "clubs"], "treasures": ["7h"]}
+    changed = parse_experiment(data, check_strategies=False)
+    assert changed.entrants[0].restrict == ("clubs", "hearts")  # POWERS order
+    assert changed.fingerprint() != plain.fingerprint()
+    assert "restrict" not in plain.entrants[0].to_dict()
+
+
+def test_a_variant_changing_an_unknown_entrant_is_named_with_the_labels():
+    data = config() | {"variants": [{"name": "x", "entrants": {"rok": {"restrict": ["clubs"]}}}]}
+    with pytest.raises(ConfigError, match=r"variant 'x': .*no entrant labelled 'rok' \(did you mean 'rock'\?\)"):
+        parse_sweep(data, check_strategies=False)
+
+
+def test_a_balance_config_expands_into_named_arms():
+    data = config() | {"balance": {"powers": {"entrants": ["rock"], "powers": ["clubs", "hearts"]},
+                                   "endowments": {"entrant": "random", "cards": ["As", "2c"], "deals": 3},
+                                   "ladder": {"entrant": "maniac", "param": "all_in_chance", "values": [0.0, 0.5]}},
+                       "variants": [{"name": "no-clubs", "rules": {"clubs": False}}]}
+    study = parse_balance(data, check_strategies=False)
+    names = [v.name for v in study.variants]
+    assert names == ["base", "power.rock.clubs", "power.rock.hearts", "endow.random.As", "endow.random.2c",
+                     "ladder.base.all_in_chance-0.0", "ladder.base.all_in_chance-0.5",
+                     "ladder.no-clubs.all_in_chance-0.0", "ladder.no-clubs.all_in_chance-0.5"]
+    assert study.baseline == "base"
+    assert study.experiment(study.variant("endow.random.As")).deals == 3
+    ladder = study.experiment(study.variant("ladder.no-clubs.all_in_chance-0.5"))
+    assert ladder.rules.clubs is False and ladder.entrants[3].params == {"all_in_chance": 0.5}
+
+
+@pytest.mark.parametrize(("balance", "message"), [
+    ({}, "no studies"),
+    ({"power": {}}, "unknown key 'power' \\(did you mean 'powers'\\?\\)"),
+    ({"powers": {"entrants": ["equity"]}}, "'equity' is not an entrant's label"),
+    ({"ladder": {"entrant": "maniac", "param": "all_in_chance", "values": [0.1]}}, "at least two settings"),
+    ({"ladder": {"entrant": "maniac", "param": "nope", "values": [1, 2]}}, "maniac"),
+])
+def test_bad_balance_configs_are_named(balance, message):
+    with pytest.raises(ConfigError, match=message):
+        parse_balance(config() | {"balance": balance})
+
+
+# ----- playing the arms --------------------------------------------------------------------------------------
+def test_cycle_plays_each_deal_once_as_the_full_rotation_would_in_that_seat_order(tmp_path):
+    cycle = parse_experiment(config(), check_strategies=False)
+    full = parse_experiment(config(rotate=True), check_strategies=False)
+    run_experiment(cycle, tmp_path / "cycle", workers=1, progress=False)
+    run_experiment(full, tmp_path / "full", workers=1, progress=False)
+    one, every = games_of(tmp_path / "cycle"), games_of(tmp_path / "full")
+    assert len(one) == 6 * 4 and (one["rotation"] == one["deal_id"] % 4).all()
+    chosen = every[every["rotation"] == every["deal_id"] % 4]
+    cols = ["deal_id", "rotation", "seat", "entrant", "net", "hands_played", "treasures"]
+    assert one[cols].sort_values(["deal_id", "seat"]).reset_index(drop=True).equals(
+        chosen[cols].sort_values(["deal_id", "seat"]).reset_index(drop=True))
+
+
+def test_a_restricted_entrant_never_gains_a_treasure_and_an_endowed_one_keeps_its_card(tmp_path):
+    data = config(deals=8, rules={"max_hands": 40, "diamonds": False})  # no steals: nobody can take the card
+    data["entrants"][0] |= {"restrict": ["new_treasure", "diamonds"]}
+    data["entrants"][1] |= {"treasures": ["Kc"], "restrict": ["new_treasure"]}
+    run_experiment(parse_experiment(data), tmp_path / "r", workers=1, progress=False)
+    games = games_of(tmp_path / "r")
+    assert (games.loc[games["entrant"] == "random", "treasures"] == "").all()
+    assert (games.loc[games["entrant"] == "calling_station", "treasures"] == "Kc").all()
+
+
+def test_a_power_that_cannot_matter_has_a_paired_value_of_exactly_zero(tmp_path):
+    """Common random numbers: with Hearts off for everyone, barring a seat from Hearts plays identical games."""
+    data = config(deals=8, rules={"max_hands": 40, "hearts": False}) | {
+        "balance": {"powers": {"entrants": ["rock", "maniac"], "powers": ["hearts"]}}}
+    run_sweep(parse_balance(data), tmp_path / "s", workers=1, progress=False)
+    values = causal.power_values(causal.read_study(tmp_path / "s"))
+    assert len(values) == 4 and (values["value"] == 0).all() and (values["deals"] == 8).all()
+    assert (values["flag"] == "").all()
+
+
+# ----- the estimators, on planted truths --------------------------------------------------------------------
+def planted_study(effect: float, deals: int, rng: np.random.Generator) -> causal.Study:
+    """Two arms on the same deals: the deal's luck is shared (as common random numbers make it), the arm adds
+    ``effect`` chips to entrant A's net (and takes them from B), plus noise of its own."""
+    luck = rng.normal(0, 40, deals)
+    frames = {}
+    for arm, shift in (("base", 0.0), ("power.A.clubs", -effect)):
+        net = luck + shift + rng.normal(0, 15, deals)
+        rows = []
+        for d in range(deals):
+            rows += [{"deal_id": d, "game_id": d, "seat": 0, "entrant": "A", "net": net[d],
+                      "finish": 1 if net[d] > 0 else 2, "n_players": 2},
+                     {"deal_id": d, "game_id": d, "seat": 1, "entrant": "B", "net": -net[d],
+                      "finish": 2 if net[d] > 0 else 1, "n_players": 2}]
+        frames[arm] = pd.DataFrame(rows)
+    manifest = type("M", (), {"baseline": "base"})()
+    arms = (causal.Arm("base", "base", "base"), causal.Arm("power.A.clubs", "x", "power", "A", "clubs"))
+    return causal.Study(None, manifest, arms, frames)  # type: ignore[arg-type]
+
+
+def test_the_paired_power_value_covers_a_planted_effect_and_finds_its_sign():
+    rng = np.random.default_rng(1)
+    hits, found = 0, 0
+    for _ in range(300):
+        row = causal.power_values(planted_study(10.0, 60, rng)).set_index("metric").loc["net"]
+        hits += row["low"] <= 10.0 <= row["high"]
+        found += row["flag"] == "▲"
+    assert 0.92 <= hits / 300 <= 0.98  # 95% intervals: binomial SD 1.3%
+    assert found / 300 > 0.85  # 10 chips against paired noise of SD 21 over 60 deals (SE 2.7): power ~ 0.95
+
+
+def test_no_planted_effect_is_flagged_about_five_percent_of_the_time():
+    rng = np.random.default_rng(2)
+    flags = sum(causal.power_values(planted_study(0.0, 40, rng)).set_index("metric").loc["net", "flag"] != ""
+                for _ in range(400))
+    assert flags / 400 < 0.085
+
+
+def test_the_entrant_share_covers_a_planted_share_of_skill():
+    rng = np.random.default_rng(3)
+    mu = np.array([30.0, 10.0, -10.0, -30.0])  # variance of the means: 500
+    noise_sd = 60.0  # zero-sum deal noise: each entrant's variance 3600 * 3 / 4 = 2700
+    truth = 500 / (500 + noise_sd ** 2 * 3 / 4)
+    hits = 0
+    for _ in range(150):
+        e = rng.normal(0, noise_sd, (150, 4))
+        y = mu + e - e.mean(axis=1, keepdims=True)
+        iv = entrant_share(y, replicates=300, seed=int(rng.integers(1 << 30)))
+        hits += iv.low <= truth <= iv.high
+    assert 0.89 <= hits / 150 <= 0.99
+    assert entrant_share(rng.normal(0, 1, (2000, 4)), replicates=50).mean == pytest.approx(0, abs=0.01)
+
+
+def test_skill_depth_counts_the_rungs_that_are_planted_apart():
+    rng = np.random.default_rng(4)
+    deals = 300
+    luck = rng.normal(0, 1, deals)
+
+    def rung(level: float) -> pd.DataFrame:
+        score = luck + level + rng.normal(0, 0.5, deals)
+        return pd.DataFrame({"deal_id": np.arange(deals).repeat(2), "game_id": np.arange(deals).repeat(2),
+                             "seat": np.tile([0, 1], deals), "entrant": np.tile(["L", "F"], deals),
+                             "net": np.column_stack([score, -score]).ravel(),
+                             "finish": np.column_stack([np.where(score > 0, 1, 2), np.where(score > 0, 2, 1)]).ravel(),
+                             "n_players": 2})
+    levels = {"1": 0.0, "2": 1.0, "3": 2.0, "4": 2.0}  # two real steps, then a rung no better than the last
+    frames = {f"ladder.base.k-{k}": rung(v) for k, v in levels.items()} | {"base": rung(0.0)}
+    arms = (causal.Arm("base", "base", "base"),
+            *(causal.Arm(f"ladder.base.k-{k}", "x", "ladder", "L", k, "base", "k") for k in levels))
+    study = causal.Study(None, type("M", (), {"baseline": "base"})(), arms, frames)  # type: ignore[arg-type]
+    rungs, depth = causal.ladder(study)
+    assert depth.loc[0, "depth"] == 3 and depth.loc[0, "chain"] == "1 < 2 < 3"
+    assert list(rungs["rung"]) == [1, 2, 3, 4]
+
+
+# ----- end to end ------------------------------------------------------------------------------------------
+def test_the_balance_command_plays_every_arm_and_writes_the_designers_page(tmp_path, capsys):
+    path = tmp_path / "study.toml"
+    path.write_text("""
+name = "tiny"
+seed = 1
+deals = 4
+table_size = 4
+rotate = "cycle"
+rules = { max_hands = 25 }
+[[entrants]]
+strategy = "rock"
+[[entrants]]
+strategy = "calling_station"
+[[entrants]]
+strategy = "random"
+[[entrants]]
+strategy = "maniac"
+[balance.powers]
+entrants = ["rock"]
+powers = ["clubs", "new_treasure"]
+[balance.endowments]
+entrant = "calling_station"
+cards = ["As", "Kc", "2h", "7d"]
+[balance.ladder]
+entrant = "maniac"
+param = "all_in_chance"
+values = [0.0, 0.2]
+[[variants]]
+name = "no-jokers"
+rules = { jokers = 0 }
+""")
+    out = tmp_path / "out"
+    assert main(["balance", str(path), "--out", str(out), "--workers", "1"]) == 0
+    page = (out / "report" / "designer.md").read_text()
+    headings = [line for line in page.splitlines() if line.startswith("## ")]
+    assert [h.split(".")[0] for h in headings[:6]] == ["## 1", "## 2", "## 3", "## 4", "## 5", "## 6"]
+    for figure in ("designer_powers.png", "designer_endowments.png", "designer_ladder.png"):
+        assert (out / "report" / figure).stat().st_size > 1000
+    assert "| no-jokers |" in page and "| power barred | rock: net | rock: strength |" in page
+    capsys.readouterr()
+    assert main(["balance", str(path), "--out", str(out), "--workers", "1", "--no-report"]) == 0
+    assert "played in" in capsys.readouterr().out  # resumed: nothing left to play, the folder intact
+    assert main(["report", str(out)]) == 0
