@@ -280,7 +280,8 @@ def fold_value(compared: pd.DataFrame, values: pd.DataFrame, level: float = LEVE
     *Worth* is the suit's final-money coefficient (`suit_values`), *cost* the mean chips given up in the
     hand the Treasure of that suit was taken (`hand_values`). The interval of worth − cost combines the
     two standard errors as if independent (they come from different rows: the Treasure's hand and the
-    game's end), with the regression's degrees of freedom. Above zero: folding for that suit paid.
+    game's end), with the regression's degrees of freedom. Above zero: those who folded for that suit ended
+    richer on average, an association (the causal value of a Treasure comes from endowments, `causal`).
     """
     cost = {(r["variant"], r["metric"]): r for r in compared[compared["group"] == "fold"].to_dict("records")}
     rows = []

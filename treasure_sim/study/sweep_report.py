@@ -134,7 +134,7 @@ def plot_group(table: pd.DataFrame, variants: list[str], baseline: str, title: s
 
 
 def plot_fold(fold: pd.DataFrame, variants: list[str], baseline: str) -> Figure:
-    """Worth minus cost of a Treasure per suit and variant: above zero, folding for it paid."""
+    """Worth minus cost of a Treasure per suit and variant (an association: see _GROUP_TEXT["fold_value"])."""
     table = fold.rename(columns={"suit": "metric", "net": "mean", "net_low": "ci_low", "net_high": "ci_high"})
     return plot_group(table, variants, baseline, "Last folder: what a Treasure is worth minus the chips given up",
                       "chips (final money per Treasure held − chips given up to take it)", ref=0.0,
@@ -203,7 +203,7 @@ def run_sweep_report(sweep_dir: str | Path, out_dir: str | Path | None = None, m
                "Difference vs the baseline (paired by deal):", "",
                diff_table(table, variants, baseline, FORMATS[group]), "",
                f"![{title}]({save_figure(fig, out / f'sweep_{group}.png', dpi=100)})", ""]
-    md += ["## What each suit's Treasures are worth", "", _GROUP_TEXT["value"], ""]
+    md += ["## What each suit's Treasures go with (an association, not a value)", "", _GROUP_TEXT["value"], ""]
     for group in ("value_money", "value_win"):
         table = result.values[result.values["group"] == group]
         title, unit = bal.GROUPS[group]
@@ -213,7 +213,7 @@ def run_sweep_report(sweep_dir: str | Path, out_dir: str | Path | None = None, m
                f"![{title}]({save_figure(fig, out / f'sweep_{group}.png', dpi=100)})", ""]
     if not result.fold.empty:
         figure = save_figure(plot_fold(result.fold, variants, baseline), out / "sweep_fold_value.png", dpi=100)
-        md += ["## Is being the last folder worth it?", "", _GROUP_TEXT["fold_value"], "", fold_table(result.fold), "",
+        md += ["## Do last folders end richer? (an association)", "", _GROUP_TEXT["fold_value"], "", fold_table(result.fold), "",
                f"![last folder]({figure})", ""]
     path = out / "report.md"
     path.write_text("\n".join(md).rstrip() + "\n", encoding="utf-8")
@@ -242,11 +242,13 @@ _GROUP_TEXT = {
             "hand) in the hand where a Treasure entered their zone, by the suit of the card taken, and in hands "
             "whose New Treasure was a Joker.",
     "value": f"Each player's final money (and win share) regressed on how many Treasures of each suit they held at "
-             f"the end: one coefficient per suit. {bal.REGRESSION_METHOD}. It is an association: a suit's worth "
-             "includes what comes with holding it. In a variant that turns a suit's ability off, that suit's "
-             "coefficient is what its cards are worth without the power.",
+             f"the end: one coefficient per suit. {bal.REGRESSION_METHOD}. **An association, not the value of a "
+             "power**: survivors hold many Treasures and busted players almost none, so a coefficient measures "
+             "survival as much as the suit. What a power or a starting Treasure is worth is measured by "
+             "intervention: `treasure-sim balance` (restricted play and endowments, docs/designer.md).",
     "fold_value": "Worth is the suit's final-money coefficient above; cost the chips given up in the hand the "
                   "Treasure of that suit was taken. Worth − cost above zero (▲, tested against zero in the same "
-                  "adjusted family) means folding for that suit paid on average; its interval combines the two "
-                  "standard errors as if independent.",
+                  "adjusted family) says that players who folded for that suit ended richer on average: an "
+                  "association, not proof that folding paid. Its interval combines the two standard errors as if "
+                  "independent.",
 }
