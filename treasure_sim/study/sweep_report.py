@@ -213,8 +213,8 @@ def run_sweep_report(sweep_dir: str | Path, out_dir: str | Path | None = None, m
                f"![{title}]({save_figure(fig, out / f'sweep_{group}.png', dpi=100)})", ""]
     if not result.fold.empty:
         figure = save_figure(plot_fold(result.fold, variants, baseline), out / "sweep_fold_value.png", dpi=100)
-        md += ["## Do last folders end richer? (an association)", "", _GROUP_TEXT["fold_value"], "", fold_table(result.fold), "",
-               f"![last folder]({figure})", ""]
+        md += ["## Do last folders end richer? (an association)", "", _GROUP_TEXT["fold_value"], "",
+               fold_table(result.fold), "", f"![last folder]({figure})", ""]
     path = out / "report.md"
     path.write_text("\n".join(md).rstrip() + "\n", encoding="utf-8")
     return path
