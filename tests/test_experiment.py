@@ -57,7 +57,7 @@ def test_explicit_duplicate_labels_are_an_error():
     (BASE.replace("table_size = 4", "table_size = 11"), ["table_size must be a whole number 2..10, got 11"]),
     (BASE.replace("seed = 1", "seed = -3"), ["seed must be a whole number >= 0, got -3"]),
     (BASE.replace("deals = 10", "deals = true"), ["deals must be a whole number"]),
-    (top("rotate = 1"), ["rotate must be true or false, got 1"]),
+    (top("rotate = 1"), ["rotate must be true (every seat rotation", "or \"cycle\"", "got 1"]),
     (BASE.replace('name = "t"', 'name = "a/b"'), ["name must be a word", "'a/b'"]),
     (BASE + '[rules]\nbetting = "no-lmit"\n', ["[rules]", "RuleSet.betting must be one of", "'no-lmit'"]),
     (BASE + "[rules]\nmax_hand = 3\n", ["[rules]", "unknown RuleSet field(s) max_hand", "known: jokers"]),
@@ -121,9 +121,13 @@ def test_example_configs_are_valid():
             from treasure_sim.design.tune import load_tuning
 
             checked.append(load_tuning(path).name)  # a tuning: an experiment plus its [tune] table
+        elif path.name == "balance.toml":
+            from treasure_sim.run.studies import load_balance
+
+            checked.append(load_balance(path).name)  # a balance study: an experiment plus its [balance] studies
         else:
             checked.append(load_experiment(path).name)
-    assert len(checked) >= 5 and "rules" in checked
+    assert len(checked) >= 5 and "rules" in checked and "balance" in checked
 
 
 @pytest.mark.parametrize(("rules", "message"), [
