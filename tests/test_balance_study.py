@@ -260,3 +260,21 @@ rules = { jokers = 0 }
     assert main(["balance", str(path), "--out", str(out), "--workers", "1", "--no-report"]) == 0
     assert "played in" in capsys.readouterr().out  # resumed: nothing left to play, the folder intact
     assert main(["report", str(out)]) == 0
+
+
+@pytest.mark.parametrize(("name", "changes", "expected"), [
+    ("base", {}, ("base", "", "", "")),
+    ("no-clubs", {"clubs": False}, ("other", "", "", "")),
+    ("bar", {"entrants": {"eq": {"restrict": ["clubs", "hearts"]}}}, ("power", "eq", "clubs+hearts", "")),
+    ("gift", {"entrants": {"eq": {"treasures": ["As"]}}, "deals": 5}, ("endowment", "eq", "As", "")),
+    ("ladder.no-clubs.rollouts-300", {"clubs": False, "entrants": {"eq": {"params": {"rollouts": 300}}}},
+     ("ladder", "eq", "300", "no-clubs")),
+    ("ladder.v.1.5.k-0.5", {"entrants": {"eq": {"params": {"k": 0.5}}}}, ("ladder", "eq", "0.5", "v.1.5")),
+    ("hand-written", {"jokers": 0, "entrants": {"eq": {"params": {"k": 2}}}}, ("ladder", "eq", "2", '{"jokers": 0}')),
+    ("two", {"entrants": {"a": {"restrict": ["clubs"]}, "b": {"restrict": ["clubs"]}}}, ("other", "", "", "")),
+])
+def test_arms_are_read_from_what_they_change(name, changes, expected):
+    from treasure_sim.run.store import VariantEntry
+
+    arm = causal.classify(VariantEntry(name, name, changes, f"x.{name}", "f", 1))
+    assert (arm.kind, arm.entrant, arm.what, arm.group) == expected
