@@ -64,9 +64,9 @@ def plot_heat_map(values: pd.DataFrame, metric: str = "net") -> Figure:
         for j, rank in enumerate(grid.columns):
             card = rank + suit
             if card in v.index and np.isfinite(v.loc[card, "value"]):
-                flag = v.loc[card, "flag"]
-                ax.text(j, i, f"{v.loc[card, 'value']:{UNITS[metric][1]}}{flag}", ha="center", va="center",
-                        fontsize=8, fontweight="bold" if flag else "normal")
+                flag, value = v.loc[card, "flag"], v.loc[card, "value"]
+                ax.text(j, i, f"{value:{UNITS[metric][1]}}{flag}", ha="center", va="center", fontsize=8,
+                        fontweight="bold" if flag else "normal", color="white" if abs(value) > 0.6 * limit else "black")
     ax.set_xticks(range(len(grid.columns)), list(grid.columns))
     ax.set_yticks(range(len(grid.index)), [causal.SUIT_NAMES[s] for s in grid.index])
     entrant = v["entrant"].iloc[0] if len(v) else ""
