@@ -101,10 +101,39 @@ def test_a_balance_config_expands_into_named_arms():
     ({"powers": {"entrants": ["equity"]}}, "'equity' is not an entrant's label"),
     ({"ladder": {"entrant": "maniac", "param": "all_in_chance", "values": [0.1]}}, "at least two settings"),
     ({"ladder": {"entrant": "maniac", "param": "nope", "values": [1, 2]}}, "maniac"),
+    ({"endowments": {"entrant": "rock", "cards": ["Zz"]}}, r"\[balance.endowments\]: cards: .*Zz"),
+    ({"endowments": {"entrant": "rock", "cards": ["As", "as"]}}, "variant name 'endow.rock.As' is used 2 times"),
 ])
 def test_bad_balance_configs_are_named(balance, message):
     with pytest.raises(ConfigError, match=message):
         parse_balance(config() | {"balance": balance})
+
+
+def test_an_entrant_already_changed_in_the_base_or_a_variant_named_base_is_refused():
+    data = config() | {"balance": {"powers": {"entrants": ["rock"]}}}
+    data["entrants"][2]["restrict"] = ["spades"]
+    with pytest.raises(ConfigError, match="'rock' is already restricted or endowed in the base"):
+        parse_balance(data, check_strategies=False)
+    data = config() | {"balance": {"ladder": {"entrant": "maniac", "param": "all_in_chance", "values": [0.0, 0.1]}},
+                       "variants": [{"name": "base", "rules": {"clubs": False}}]}
+    with pytest.raises(ConfigError, match="may not be named 'base'"):
+        parse_balance(data, check_strategies=False)
+
+
+def test_endowment_cards_are_spelled_as_everywhere_and_params_must_be_a_table():
+    data = config() | {"balance": {"endowments": {"entrant": "rock", "cards": ["as", "10h"]}}}
+    assert [v.name for v in parse_balance(data, check_strategies=False).variants] == [
+        "base", "endow.rock.As", "endow.rock.Th"]
+    data = config() | {"variants": [{"name": "x", "entrants": {"rock": {"params": 3}}}]}
+    with pytest.raises(ConfigError, match=r"entrants\.rock: params must be a table"):
+        parse_sweep(data, check_strategies=False)
+
+
+def test_a_command_entrant_survives_being_written_and_read_back():
+    data = config()
+    data["entrants"][0] = {"command": ["python3", "bot.py"]}
+    exp = parse_experiment(data, check_strategies=False)
+    assert exp.replace(deals=9).entrants[0].command == ("python3", "bot.py")
 
 
 # ----- playing the arms --------------------------------------------------------------------------------------

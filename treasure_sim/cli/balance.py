@@ -39,8 +39,12 @@ def cmd_balance(args: argparse.Namespace) -> int:
     if args.no_report:
         print(f"the designer's page: treasure-sim report {report.out}")
         return 0
+    from ..run.store import ResultsError
     from ..study.report import run_report
 
-    path = run_report(report.out)
+    try:
+        path = run_report(report.out)
+    except (FileNotFoundError, ValueError) as err:
+        raise ResultsError(str(err)) from None
     print(f"the designer's page: {path}")
     return 0

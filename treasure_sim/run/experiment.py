@@ -251,7 +251,7 @@ def _entrant(item: Any, at: str) -> Entrant:
         if not isinstance(command, list | tuple) or not command or not all(isinstance(c, str) and c for c in command):
             raise ConfigError(f"{at}command must be a program and its arguments, such as [\"python3\", "
                               f"\"my_bot.py\"], got {command!r}")
-        if "strategy" in item or "params" in item:
+        if item.get("strategy") or item.get("params"):  # to_dict writes them empty for a command
             raise ConfigError(f"{at}give either strategy (a Python bot, with params) or command (a program "
                               f"speaking the line protocol), not both")
     spec = item.get("strategy", "")

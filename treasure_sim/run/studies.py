@@ -31,7 +31,7 @@ import difflib
 from pathlib import Path
 from typing import Any
 
-from ..game.cards import format_card, make_deck
+from ..game.cards import format_card, make_deck, parse_card
 from ..game.strategy import POWERS
 from .experiment import TOP_KEYS, ConfigError, Experiment, check_keys, parse_experiment, read_toml
 from .sweep import Sweep, Variant, listed_variants, parse_sweep
@@ -67,7 +67,7 @@ def parse_balance(data: dict[str, Any], source: str = "<memory>", *, check_strat
         check_keys(table, STUDY_KEYS[kind], at)
         labels = [e.label for e in base.entrants]
         if kind == "powers":
-            arms += power_arms(table, labels, at)
+            arms += power_arms(table, labels, base, at)
         elif kind == "endowments":
             arms += endowment_arms(table, labels, base, at)
         else:
@@ -102,7 +102,17 @@ def _deals(table: dict[str, Any], at: str) -> int | None:
     return deals
 
 
-def power_arms(table: dict[str, Any], labels: list[str], at: str) -> list[Variant]:
+def _untouched(label: str, base: Experiment, at: str) -> str:
+    """An entrant an intervention is measured on must play the base unrestricted and unendowed: an arm changes
+    one thing, so its difference from the base is that thing's effect."""
+    entrant = next(e for e in base.entrants if e.label == label)
+    if entrant.restrict or entrant.treasures:
+        raise ConfigError(f"{at}entrant {label!r} is already restricted or endowed in the base experiment; a study "
+                          f"measures one change against the base, so give it neither restrict nor treasures")
+    return label
+
+
+def power_arms(table: dict[str, Any], labels: list[str], base: Experiment, at: str) -> list[Variant]:
     """One arm per (entrant, power): the entrant barred from that power alone."""
     who = table.get("entrants")
     if not isinstance(who, list) or not who:
@@ -114,18 +124,22 @@ def power_arms(table: dict[str, Any], labels: list[str], at: str) -> list[Varian
         if p not in POWERS:
             raise ConfigError(f"{at}powers: unknown power {p!r}; powers: {', '.join(POWERS)}")
     return [Variant(f"power.{label}.{p}", entrants={label: {"restrict": [p]}})
-            for label in (_label(w, labels, at, "entrants") for w in who) for p in powers]
+            for label in (_untouched(_label(w, labels, at, "entrants"), base, at) for w in who) for p in powers]
 
 
 def endowment_arms(table: dict[str, Any], labels: list[str], base: Experiment, at: str) -> list[Variant]:
     """One arm per card: the entrant starts every game with that card (alone) in its Treasure Zone."""
-    label = _label(table.get("entrant"), labels, at, "entrant")
+    label = _untouched(_label(table.get("entrant"), labels, at, "entrant"), base, at)
     cards = table.get("cards", [format_card(c) for c in make_deck(0)])
     if not isinstance(cards, list) or not cards or not all(isinstance(c, str) for c in cards):
         raise ConfigError(f"{at}cards must be a non-empty array of cards such as [\"As\", \"Kc\"], got {cards!r}")
     taken = {c for e in base.entrants for c in e.treasures}
     arms = []
-    for card in cards:  # the entrant's own parser names a bad token; a card another entrant holds is refused
+    for token in cards:  # spelled as everywhere (As, Th), so the arms and the heat map agree
+        try:
+            card = format_card(parse_card(token))
+        except ValueError as err:
+            raise ConfigError(f"{at}cards: {err}") from None
         if card in taken:
             raise ConfigError(f"{at}cards: {card} already starts in an entrant's zone in the base experiment")
         arms.append(Variant(f"endow.{label}.{card}", entrants={label: {"treasures": [card]}},
@@ -142,7 +156,11 @@ def ladder_arms(table: dict[str, Any], labels: list[str], rule_variants: list[Va
         raise ConfigError(f"{at}param must name one of the entrant's params, such as \"rollouts\", got {param!r}")
     if not isinstance(values, list) or len(values) < 2:
         raise ConfigError(f"{at}values must list at least two settings of {param}, weakest first, got {values!r}")
-    rules = [Variant(BASE)] + [v for v in rule_variants if v.name != BASE]
+    rules = [Variant(BASE), *rule_variants]
+    for v in rule_variants:
+        if v.name == BASE:
+            raise ConfigError(f"{at}a rule variant may not be named {BASE!r}: the ladder is always climbed under "
+                              f"the base rules too")
     for v in rules:
         if v.entrants or v.deals or v.table_size:
             raise ConfigError(f"{at}rule variant {v.name!r}: the ladder's variants change rules only")

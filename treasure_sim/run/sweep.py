@@ -141,7 +141,8 @@ def parse_sweep(data: dict[str, Any], source: str = "<memory>", *, check_strateg
     experiments = [_build(base, v, where, check_strategies) for v in variants]
     if baseline is None:  # the variant that plays the base itself, else the first
         same = [v.name for v, e in zip(variants, experiments, strict=True)
-                if (e.rules, e.table_size) == (base.rules, base.table_size)]
+                if (e.rules, e.table_size, e.entrants, e.deals) == (base.rules, base.table_size, base.entrants,
+                                                                     base.deals)]
         baseline = same[0] if same else names[0]
     elif baseline not in names:
         close = difflib.get_close_matches(str(baseline), names, n=1)
@@ -222,6 +223,9 @@ def entrant_changes(raw: Any, at: str) -> dict[str, dict[str, Any]]:
                           f"{{ equity = {{ restrict = [\"clubs\"] }} }}, got {raw!r}")
     for label, change in raw.items():
         check_keys(change, ENTRANT_CHANGES, f"{at}entrants.{label}: ")
+        if not isinstance(change.get("params", {}), dict):
+            raise ConfigError(f"{at}entrants.{label}: params must be a table such as {{ rollouts = 300 }}, "
+                              f"got {change['params']!r}")
     return {label: dict(change) for label, change in raw.items()}
 
 

@@ -186,15 +186,11 @@ def heat_grid(values: pd.DataFrame, metric: str = "net") -> pd.DataFrame:
 
 
 # ----- skill depth ---------------------------------------------------------------------------------------------
-def _rung_key(arm: Arm) -> tuple:
-    value = json.loads(arm.what)
-    return (0, value, "") if isinstance(value, int | float) else (1, 0, str(value))
-
-
 def ladder(study: Study, level: float = LEVEL, metric: str = "strength") -> tuple[pd.DataFrame, pd.DataFrame]:
     """The skill ladder: (rungs, depth).
 
-    ``rungs``: per rules group and rung, the climbing entrant's mean net and strength with intervals, and the
+    Rungs are taken in the order the study lists them, weakest first (a lower number may be the stronger
+    setting). ``rungs``: per rules group and rung, the climbing entrant's mean net and strength with intervals, and the
     paired difference from the rung below. ``depth``: per group, how many rungs are *distinguishable*: climbing
     from the lowest rung, a rung counts when it beats the last counted one on ``metric`` (paired by deal, its
     two-sided p below ALPHA / (rungs - 1), Bonferroni over the steps a ladder can take); depth = 1 + steps.
@@ -202,7 +198,7 @@ def ladder(study: Study, level: float = LEVEL, metric: str = "strength") -> tupl
     arms = study.of_kind("ladder")
     rung_rows, depth_rows = [], []
     for group in dict.fromkeys(a.group for a in arms):
-        steps = sorted((a for a in arms if a.group == group), key=_rung_key)
+        steps = [a for a in arms if a.group == group]
         outs = [outcomes(study.games(a), a.entrant) for a in steps]
         for i, (arm, out) in enumerate(zip(steps, outs, strict=True)):
             row = {"group": group, "entrant": arm.entrant, "param": arm.param, "rung": json.loads(arm.what),

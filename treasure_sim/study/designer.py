@@ -23,7 +23,7 @@ from . import causal
 from .markdown import cell, entrants_text, md_table, records, rules_text, save_figure
 from .stats import SEAT_TEST, SHARE_METHOD, entrant_share, mean_interval, method, multiplicity_text
 
-PAIRED = ("paired difference per deal (same cards, opponents and seats in both arms), " + method()
+PAIRED = ("paired difference per deal (same deal seed, opponents and seats in both arms), " + method()
           .replace("per-deal means (all rotations of one deal = one sample)", "deals"))
 UNITS = {"net": ("chips", "+.1f"), "strength": ("share of opponents beaten", "+.3f")}
 
@@ -56,7 +56,7 @@ def plot_power_values(values: pd.DataFrame) -> Figure:
 def plot_heat_map(values: pd.DataFrame, metric: str = "net") -> Figure:
     """Suit x rank grid of endowment values, each cell annotated; bold where the adjusted test rejects."""
     grid = causal.heat_grid(values, metric)
-    v = values[values["metric"] == metric].set_index("what")
+    v = values[values["metric"] == metric].drop_duplicates("what").set_index("what")
     fig, ax = plt.subplots(figsize=(12, 3.6))
     limit = np.nanmax(np.abs(grid.to_numpy())) if np.isfinite(grid.to_numpy()).any() else 1.0
     image = ax.imshow(grid.to_numpy(dtype=float), cmap="RdBu", vmin=-limit, vmax=limit, aspect="auto")
@@ -81,14 +81,15 @@ def plot_ladder(rungs: pd.DataFrame, depth: pd.DataFrame) -> Figure:
     """Strength of the climbing entrant at each rung, one line per rules variant, with intervals."""
     fig, ax = plt.subplots(figsize=(8, 4.5))
     groups = list(dict.fromkeys(rungs["group"]))
+    labels = list(dict.fromkeys(map(str, rungs["rung"])))  # every rung in listed order (some groups may lack one)
     for k, group in enumerate(groups):
         r = rungs[rungs["group"] == group]
-        x = np.arange(len(r)) + (k - (len(groups) - 1) / 2) * 0.05
+        x = np.array([labels.index(str(v)) for v in r["rung"]]) + (k - (len(groups) - 1) / 2) * 0.05
         d = depth.set_index("group").loc[group, "depth"]
         ax.errorbar(x, r["strength"], yerr=[r["strength"] - r["strength_low"], r["strength_high"] - r["strength"]],
                     marker="o", capsize=3, label=f"{group} (depth {d})")
     first = rungs[rungs["group"] == groups[0]]
-    ax.set_xticks(range(len(first)), [str(v) for v in first["rung"]])
+    ax.set_xticks(range(len(labels)), labels)
     ax.set_xlabel(f"{first['entrant'].iloc[0]}: {first['param'].iloc[0]}")
     ax.set_ylabel("strength (share of opponents beaten)")
     ax.set_title("Skill ladder: does a stronger version keep winning more?")
@@ -147,16 +148,22 @@ def length_table(study: causal.Study, groups: dict[str, causal.Arm]) -> str:
 
 
 def _ladder_top(study: causal.Study) -> dict[str, causal.Arm]:
-    """Per ladder group, the rung that matches the base lineup (else the top rung): the rules' own games."""
+    """Per ladder group, the rung that matches the base lineup (else its last, strongest rung): the rules' own
+    games."""
     base = {e["label"]: e for e in study.manifest.config.get("entrants", [])}
     out: dict[str, causal.Arm] = {}
     for arm in study.of_kind("ladder"):
         if arm.group == "base":
             continue
         params = base.get(arm.entrant, {}).get("params", {})
-        if arm.group not in out or json.loads(arm.what) == params.get(arm.param):
-            out[arm.group] = arm
+        if arm.group not in out or json.loads(out[arm.group].what) != params.get(arm.param):
+            out[arm.group] = arm  # later rungs replace earlier ones until the base's own setting is found
     return out
+
+
+def _span(values: pd.Series) -> str:
+    low, high = int(values.min()), int(values.max())
+    return f"{low:,}" if low == high else f"{low:,}–{high:,}"
 
 
 # ----- the page ------------------------------------------------------------------------------------------
@@ -208,8 +215,9 @@ def run_designer_report(study_dir: str | Path, out_dir: str | Path | None = None
         endow = causal.endowment_values(study, multiplicity)
         md += ["## 4. What a starting Treasure is worth (endowments)", "",
                f"Each arm starts every game with one card in {endow['entrant'].iloc[0]}'s Treasure Zone; the value "
-               f"is endowed minus base on the same deal ({endow['deals'].min()}–{endow['deals'].max()} deals a "
-               f"card). Estimator: {PAIRED}. "
+               f"is endowed minus base on the same deal ({_span(endow['deals'])} deals a card). The card leaves "
+               "the deck, so the cards dealt differ from the base's even in the first hand: the pairing keeps the "
+               f"opponents and seats, not the cards. Estimator: {PAIRED}. "
                f"{multiplicity_text(multiplicity, int(len(endow) / 2), 'per metric, every card')}. Per suit, the "
                "mean over its ranks is one paired difference per deal (the average of the cells):", "",
                suit_table(study, endow), ""]
@@ -229,12 +237,17 @@ def run_designer_report(study_dir: str | Path, out_dir: str | Path | None = None
                           cell(r["net"], r["net_low"], r["net_high"], "+.1f")] for r in records(rungs)]), ""]
         figure("designer_ladder.png", plot_ladder(rungs, depth), "skill ladder")
     nets = causal.net_by_deal(base_games)
-    share = entrant_share(nets.to_numpy())
-    md += ["## 6. How much is luck", "",
-           f"Of the variance of one entrant's net money in one deal, the part due to *who* plays (the entrants' "
-           f"true means) is **{cell(share.mean, share.low, share.high, '.3f')}**; the rest, "
-           f"**{1 - share.mean:.3f}**, comes with the deal (the cards, the seat, and how they meet the bots). "
-           f"Estimator: {SHARE_METHOD.format(replicates=1000)}; {share.n} deals of the base arm.", "",
+    md += ["## 6. How much is luck", ""]
+    if len(nets) >= 2:
+        share = entrant_share(nets.to_numpy())
+        md += [f"Of the variance of one entrant's net money in one deal, the part due to *who* plays (the "
+               f"entrants' true means) is **{cell(share.mean, share.low, share.high, '.3f')}**; the rest, "
+               f"**{1 - share.mean:.3f}**, comes with the deal (the cards, the seat, and how they meet the bots). "
+               f"Estimator: {SHARE_METHOD.format(replicates=1000)}; {share.n} deals of the base arm.", ""]
+    else:
+        md += ["Not available: it needs every entrant at the table in at least two deals of the base arm (a study "
+               "with more entrants than seats has none).", ""]
+    md += [
            "## What is not on this page", "",
            "A regression of final money on the Treasures held at the end of a game measures survival, not value "
            "(a busted player holds almost none): the sweep report still shows it, labelled as an association. The "
