@@ -285,6 +285,10 @@ rules = { jokers = 0 }
     for figure in ("designer_powers.png", "designer_endowments.png", "designer_ladder.png"):
         assert (out / "report" / figure).stat().st_size > 1000
     assert "| no-jokers |" in page and "| power barred | rock: net | rock: strength |" in page
+    base_row = next(line for line in page.splitlines() if line.startswith("| the study's rules (base arm) |"))
+    games = read_games(out / "base").to_pandas().drop_duplicates("game_id")
+    capped = (games["end_reason"] == "hand_limit").mean()
+    assert 0 < capped < 1 and f"| {1 - capped:.3f} [" in base_row  # the share that ended by themselves
     capsys.readouterr()
     assert main(["balance", str(path), "--out", str(out), "--workers", "1", "--no-report"]) == 0
     assert "played in" in capsys.readouterr().out  # resumed: nothing left to play, the folder intact

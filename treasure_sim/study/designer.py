@@ -19,7 +19,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from . import analysis as an
-from . import causal
+from . import causal, targets
 from .markdown import cell, entrants_text, md_table, records, rules_text, save_figure
 from .stats import SEAT_TEST, SHARE_METHOD, entrant_share, mean_interval, method, multiplicity_text
 
@@ -137,14 +137,14 @@ def length_table(study: causal.Study, groups: dict[str, causal.Arm]) -> str:
     """Hands per game and how often the game ended by itself, for the base arm and each rules variant."""
     rows = []
     for label, arm in [("the study's rules (base arm)", study.base), *groups.items()]:
-        games = study.games(arm).drop_duplicates("game_id")
-        length = mean_interval(games.groupby("deal_id")["hands_played"].mean())
-        natural = games.assign(n=(games["end_reason"] != "max_hands").astype(float)).groupby("deal_id")["n"].mean()
-        nat = mean_interval(natural)
-        median = float(games["hands_played"].median())
-        rows.append([label, cell(length.mean, length.low, length.high, ".1f"), f"{median:.0f}",
-                     cell(nat.mean, max(nat.low, 0.0), min(nat.high, 1.0), ".3f"), len(games)])
-    return md_table(["rules", "hands per game [95% CI]", "median", "ended by themselves [95% CI]", "games"], rows)
+        games = study.games(arm)
+        mean, median, natural = (targets.mean_hands(games), targets.median_hands(games),
+                                 targets.natural_end(games))
+        rows.append([label, cell(mean.value, mean.low, mean.high, ".1f"),
+                     f"{median.value:.0f} [{median.low:.0f}, {median.high:.0f}]",  # a bootstrap may not move it
+                     cell(natural.value, natural.low, natural.high, ".3f"), games["game_id"].nunique()])
+    return md_table(["rules", "hands per game [95% CI]", "median [95% CI]", "ended by themselves [95% CI]", "games"],
+                    rows)
 
 
 def _ladder_top(study: causal.Study) -> dict[str, causal.Arm]:
@@ -192,9 +192,10 @@ def run_designer_report(study_dir: str | Path, out_dir: str | Path | None = None
         plt.close(fig)
 
     md += ["## 1. How long games last, and how often they end by themselves", "",
-           "Hands per game (Student-t interval over deals) and the share of games that ended before the hand cap "
-           "(`max_hands`), per deal then over deals; the rules variants are the skill ladder's games at the base "
-           "lineup's rung.", "", length_table(study, _ladder_top(study)), ""]
+           "Hands per game (Student-t interval over deals), its median (percentile bootstrap over deals), and the "
+           "share of games that ended by themselves rather than at the hand cap (`max_hands`), per deal then over "
+           "deals, clipped to 0..1; the rule variants are the skill ladder's games at the base lineup's rung.", "",
+           length_table(study, _ladder_top(study)), ""]
     joint = an.seat_joint_test(base_games)
     seats = an.seat_advantage(base_games)
     md += ["## 2. Seat advantage", "", f"Are the seats equal? **{joint.text()}** ({SEAT_TEST}).", "",
