@@ -383,15 +383,7 @@ class Seat:
         answer it themselves: see ``votes``.)"""
         if not self.votes:
             return True
-        answer = self._ask("keep_playing", obs)
-        if answer is True or answer is False:  # the common case first
-            return answer
-        yes = read_bool(answer)
-        if yes is not None:
-            return yes
-        if answer is not _FAILED:
-            self.error(f"keep_playing returned {safe_repr(answer)}, not True or False")
-        return True
+        return self._yes_no("keep_playing", obs, True)
 
     def on_hand_end(self, record: HandRecord) -> None:
         """Tell the bot the hand's public record, a copy of its own (being told is not a decision: not counted)."""
