@@ -21,10 +21,10 @@ from matplotlib.figure import Figure
 from . import analysis as an
 from . import causal, targets
 from .markdown import cell, entrants_text, md_table, records, rules_text, save_figure
-from .stats import SEAT_TEST, SHARE_METHOD, entrant_share, mean_interval, method, multiplicity_text
+from .stats import LEVEL, SEAT_TEST, SHARE_METHOD, entrant_share, mean_interval, multiplicity_text
 
-PAIRED = ("paired difference per deal (same deal seed, opponents and seats in both arms), " + method()
-          .replace("per-deal means (all rotations of one deal = one sample)", "deals"))
+PAIRED = (f"paired difference per deal (same deal seed, opponents and seats in both arms), {LEVEL:.0%} Student-t "
+          "interval over deals")
 UNITS = {"net": ("chips", "+.1f"), "strength": ("share of opponents beaten", "+.3f")}
 
 
