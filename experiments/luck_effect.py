@@ -24,6 +24,7 @@ import pandas as pd
 
 from treasure_sim.study import luck
 from treasure_sim.study.luck_hands import load
+from treasure_sim.study.stats import stratified_interval
 
 
 def adjusted(path: Path, settings: luck.Settings) -> tuple[pd.DataFrame, float, dict]:
@@ -45,15 +46,23 @@ def deals_for(sd: float, half_width: float = 1.0) -> int:
     return int(np.ceil((1.96 * sd / half_width) ** 2))
 
 
-def spread(per_deal: pd.DataFrame, groups: list[str]) -> pd.DataFrame:
-    """SD over deals of each estimator's per-deal value, per group; the cut in SD; deals for +-1 chip."""
+def spread(per_deal: pd.DataFrame, groups: list[str], strata: str | None = None) -> pd.DataFrame:
+    """SD over deals of each estimator's per-deal value, per group; the cut in SD; deals for +-1 chip.
+
+    With ``strata`` (the lineup), the SD is the one that gives the stratified interval's variance (sd^2 / deals),
+    and ``cut vs plain raw`` compares it with the plain SD of raw net: the two levers together."""
     rows = []
     for key, part in per_deal.groupby(groups, observed=True):
         row = dict(zip(groups, key if isinstance(key, tuple) else (key,), strict=True), deals=len(part))
         for name, col in ESTIMATORS.items():
-            row[f"sd {name}"] = part[col].std()
+            row[f"sd {name}"] = (part[col].std() if strata is None else
+                                 stratified_interval(part[col], part[strata]).sd)
         row["mean raw"], row["mean adjusted"] = part["net"].mean(), part["net_adjusted"].mean()
         row["SD cut"] = 1 - row["sd adjusted"] / row["sd raw"]
+        if strata is not None:
+            plain = part["net"].std()
+            row["lineup cut (raw)"] = 1 - row["sd raw"] / plain
+            row["cut vs plain raw"] = 1 - row["sd adjusted"] / plain
         row["deals ±1 raw"], row["deals ±1 adjusted"] = deals_for(row["sd raw"]), deals_for(row["sd adjusted"])
         rows.append(row)
     return pd.DataFrame(rows)
@@ -63,15 +72,17 @@ def run_tables(games: pd.DataFrame) -> dict[str, pd.DataFrame]:
     cols = list(ESTIMATORS.values())
     per = games.groupby(["entrant", "deal_id", "table_id"], observed=True)[cols].mean().reset_index()
     out = {"per entrant, all deals": spread(per, ["entrant"]),
-           "per entrant and lineup": spread(per, ["entrant", "table_id"])}
-    a = games[["game_id", "deal_id", "entrant", *cols]]
-    pairs = a.merge(a, on=["game_id", "deal_id"], suffixes=("", "_b"))
+           "per entrant and lineup": spread(per, ["entrant", "table_id"]),
+           "per entrant, stratified by lineup (the summary's interval)": spread(per, ["entrant"], "table_id")}
+    a = games[["game_id", "deal_id", "table_id", "entrant", *cols]]
+    pairs = a.merge(a, on=["game_id", "deal_id", "table_id"], suffixes=("", "_b"))
     pairs = pairs[pairs["entrant"] < pairs["entrant_b"]]
     for c in cols:
         pairs[c] = pairs[c] - pairs[f"{c}_b"]
     pairs = pairs.rename(columns={"entrant_b": "opponent"})
-    per_pair = pairs.groupby(["entrant", "opponent", "deal_id"], observed=True)[cols].mean().reset_index()
+    per_pair = pairs.groupby(["entrant", "opponent", "deal_id", "table_id"], observed=True)[cols].mean().reset_index()
     out["paired differences (entrant − opponent)"] = spread(per_pair, ["entrant", "opponent"])
+    out["paired differences, stratified by lineup"] = spread(per_pair, ["entrant", "opponent"], "table_id")
     return out
 
 
@@ -125,8 +136,10 @@ def main() -> None:
     with pd.option_context("display.width", 200, "display.max_columns", 30, "display.precision", 2):
         for title, table in tables.items():
             print(f"\n{title}\n{table.to_string(index=False)}")
-            cut = table["SD cut"]
-            print(f"SD cut: median {cut.median():+.2f}, range {cut.min():+.2f} .. {cut.max():+.2f}")
+            for what in ("SD cut", "lineup cut (raw)", "cut vs plain raw"):
+                if what in table:
+                    cut = table[what]
+                    print(f"{what}: median {cut.median():+.2f}, range {cut.min():+.2f} .. {cut.max():+.2f}")
 
 
 if __name__ == "__main__":

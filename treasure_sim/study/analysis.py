@@ -95,10 +95,11 @@ def _with_players(games: pd.DataFrame) -> pd.DataFrame:
 
 
 def win_rates(games: pd.DataFrame, *, unit: str = "deal", level: float = LEVEL) -> pd.DataFrame:
-    """Mean win share per strategy with a t interval over deals; ``fair`` is the share of an equal player."""
+    """Mean win share per strategy with a t interval over deals (stratified by lineup); ``fair`` is the share of an
+    equal player."""
     games = _require(games, ["game_id", "strategy", "win_share", "seat"], "win_rates")
     games = _with_players(games)
-    out = interval_table(games, "win_share", ["strategy"], unit, level, bounds=(0.0, 1.0))
+    out = interval_table(games, "win_share", ["strategy"], unit, level, bounds=(0.0, 1.0), strata="table_id")
     fair = (1.0 / games["n_players"]).groupby(games["strategy"]).mean()
     out["fair"] = out["strategy"].map(fair).to_numpy()
     return _marked(out, games).sort_values("mean", ascending=False, kind="stable").reset_index(drop=True)
@@ -113,10 +114,10 @@ def net_column(games: pd.DataFrame) -> str:
 
 
 def mean_net(games: pd.DataFrame, *, unit: str = "deal", level: float = LEVEL) -> pd.DataFrame:
-    """Mean net money (chips won minus chips started with) per strategy, t interval over deals; luck-adjusted when
-    the games carry ``net_adjusted`` (``attrs["estimator"]`` says which)."""
+    """Mean net money (chips won minus chips started with) per strategy, t interval over deals (stratified by
+    lineup); luck-adjusted when the games carry ``net_adjusted`` (``attrs["estimator"]`` says which)."""
     games = _require(games, ["game_id", "strategy", "net"], "mean_net")
-    out = interval_table(games, net_column(games), ["strategy"], unit, level)
+    out = interval_table(games, net_column(games), ["strategy"], unit, level, strata="table_id")
     out.attrs["estimator"] = NET_ESTIMATOR[net_column(games)]
     return _marked(out, games).sort_values("mean", ascending=False, kind="stable").reset_index(drop=True)
 

@@ -24,7 +24,7 @@ NET_WORDS = {"luck-adjusted net": "Every chance event of every hand (hole cards,
                                   "the event minus its mean over every card that could have come; net minus that luck "
                                   "(times a chip value fitted on the other deals) has the same mean and a narrower "
                                   "interval. `--net raw` shows the chips as won.",
-             "net": "Chips as won (`--net adjusted`, the default, subtracts the luck of the cards)."}
+             "net": "Chips as won (`--net adjusted` subtracts the luck of the cards)."}
 # the target half-widths of the planning table, per metric
 PLAN_TARGETS: dict[str, Sequence[float]] = {"strength": (0.1, 0.05), "win share": (0.02, 0.01), "net": (10.0, 5.0)}
 LINEUP_WORDS = ("on who shared a table: these entrants met in {n} different lineups, so compare them by strength and "

@@ -71,7 +71,8 @@ class Interval:
     low: float
     high: float
     n: int
-    sd: float
+    sd: float  # per unit: the interval is mean ± t × sd / sqrt(n) (stratified: the SD that gives its variance)
+    df: float | None = None  # degrees of freedom of t when not n - 1 (a stratified mean)
 
     @property
     def half_width(self) -> float:
@@ -89,7 +90,8 @@ class Interval:
     @property
     def p_value(self) -> float:
         """The t-test of mean = 0 that matches the interval (p < 0.05 exactly when the 95% interval excludes 0)."""
-        return float(t_p_value(self.mean, self.sd / math.sqrt(self.n) if self.n else math.nan, self.n - 1))
+        df = self.n - 1 if self.df is None else self.df
+        return float(t_p_value(self.mean, self.sd / math.sqrt(self.n) if self.n else math.nan, df))
 
     def __iter__(self) -> Iterator[float]:  # ``mean, low, high = mean_interval(x)``
         return iter((self.mean, self.low, self.high))
@@ -107,6 +109,40 @@ def mean_interval(values: npt.ArrayLike, level: float = LEVEL) -> Interval:
     sd = float(x.std(ddof=1))
     half = t_quantile(level, n - 1) * sd / math.sqrt(n)
     return Interval(m, m - half, m + half, n, sd)
+
+
+STRATIFIED = ("stratified by lineup: the schedule, not chance, sets each deal's lineup, so only the spread within a "
+              "lineup counts as sampling error (Welch–Satterthwaite degrees of freedom; docs/statistics.md)")
+
+
+def stratified_interval(values: npt.ArrayLike, strata: npt.ArrayLike, level: float = LEVEL) -> Interval:
+    """Mean of per-deal values and its t interval when each deal's stratum (its lineup) was fixed by design.
+
+    The round-robin schedule seats the lineups in a fixed cycle, so an entrant's mean over its deals weighs each
+    lineup by its share of the deals whatever the cards: the differences *between* lineups are not sampling error
+    and the plain interval, which counts them as such, is too wide (for an entrant with a strong and a weak
+    table, several times). The mean is the plain mean; its variance is the stratified-sampling one,
+    sum over strata of (n_h / n)² s_h² / n_h. A stratum with a single deal has no variance of its own: then the
+    plain `mean_interval` (wider, never too narrow). ``sd`` is the SD that gives that variance (se × sqrt(n)).
+    """
+    x = np.asarray(values, dtype=float)
+    _, code = np.unique(np.asarray(strata), return_inverse=True)
+    counts = np.bincount(code)
+    if len(counts) < 2 or counts.min() < 2:
+        return mean_interval(x, level)
+    n = len(x)
+    means = np.bincount(code, weights=x) / counts
+    var = np.bincount(code, weights=(x - means[code]) ** 2) / (counts - 1)
+    parts = (counts / n) ** 2 * var / counts  # each stratum's share of the variance of the mean
+    se2 = float(parts.sum())
+    m = float(x.mean())
+    if se2 == 0:
+        return Interval(m, m, m, n, 0.0, float(n - len(counts)))
+    df = se2 ** 2 / float((parts ** 2 / (counts - 1)).sum())
+    from scipy.stats import t
+
+    half = float(t.ppf(0.5 + level / 2, df)) * math.sqrt(se2)
+    return Interval(m, m - half, m + half, n, math.sqrt(se2 * n), df)
 
 
 RATIO_METHOD = ("pooled ratio (the sum over deals of the events over the sum of the chances), with a 95% Student-t "
@@ -159,17 +195,28 @@ GAME_KEY = ["run", "experiment", "game_id"]  # game ids are unique within one ex
 
 
 def interval_table(df: pd.DataFrame, value: str, groups: list[str], unit: str = "deal", level: float = LEVEL,
-                   bounds: tuple[float, float] | None = None) -> pd.DataFrame:
+                   bounds: tuple[float, float] | None = None, strata: str | None = None) -> pd.DataFrame:
     """Average ``value`` within each unit per group, then a t interval across units (one row per group).
 
-    Columns: the groups, mean, ci_low, ci_high, sem, deals (or units), games, note.
+    ``strata`` names a column fixed per deal by the schedule (``table_id``, the lineup): the intervals are then
+    `stratified_interval` s. Columns: the groups, mean, ci_low, ci_high, sem, deals (or units), games, note.
     """
     units = unit_columns(df, unit)
-    per_unit = df.groupby([*groups, *units], sort=True, observed=True)[value].mean().rename("v").reset_index()
+    stratified = strata is not None and strata in df.columns and unit == "deal"
+    per_unit = df.groupby([*groups, *units], sort=True, observed=True).agg(
+        v=(value, "mean"), **({"stratum": (strata, "first")} if stratified else {})).reset_index()
     agg = per_unit.groupby(groups, sort=True, observed=True)["v"].agg(["mean", "std", "count"]).reset_index()
     keys = [c for c in GAME_KEY if c in df.columns]
     n_games = df.drop_duplicates([*groups, *keys]).groupby(groups, sort=True, observed=True).size()
-    half = half_widths(agg["std"], agg["count"], level)
+    if stratified:  # a lineup is a table of one experiment of one run
+        per_unit["stratum"] = per_unit.groupby([*units[:-1], "stratum"], sort=False).ngroup()
+        ivs = [stratified_interval(part["v"], part["stratum"], level)
+               for _, part in per_unit.groupby(groups, sort=True, observed=True)]
+        agg["std"] = [iv.sd for iv in ivs]
+        half = np.array([iv.half_width for iv in ivs])
+        stratified = any(iv.df is not None for iv in ivs)  # else every cell met one lineup: plain intervals
+    else:
+        half = half_widths(agg["std"], agg["count"], level)
     out = agg[groups].copy()
     out["mean"] = agg["mean"]
     out["ci_low"] = agg["mean"] - half
@@ -181,7 +228,7 @@ def interval_table(df: pd.DataFrame, value: str, groups: list[str], unit: str = 
     out["deals" if unit == "deal" else "units"] = agg["count"].astype(int)
     out["games"] = n_games.to_numpy().astype(int)
     out["note"] = notes(agg["count"], agg["std"])
-    out.attrs["method"] = method(level) if unit == "deal" else (
+    out.attrs["method"] = (method(level) + ("; " + STRATIFIED if stratified else "")) if unit == "deal" else (
         f"{level:.0%} Student-t interval treating every game as independent (naive)")
     return out
 

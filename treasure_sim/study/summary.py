@@ -17,22 +17,25 @@ import numpy as np
 from ..run.store import iter_parts
 from .stats import (
     LEVEL,
+    STRATIFIED,
     Interval,
     Strengths,
     finish_comparisons,
     fit_strengths,
     format_interval,
-    mean_interval,
     method,
+    stratified_interval,
 )
 
-COLUMNS = ["entrant", "entrant_id", "deal_id", "game_id", "win_share", "net", "finish", "errors", "decisions"]
+COLUMNS = ["entrant", "entrant_id", "deal_id", "table_id", "game_id", "win_share", "net", "finish", "errors",
+           "decisions"]
 METRICS = ("strength", "win_share", "net")  # what `treasure-sim run --until-ci --metric` may name
 
 
 @dataclass(frozen=True)
 class EntrantRow:
-    """One entrant's raw figures: games, bot errors, and win share and net as intervals over its deals."""
+    """One entrant's raw figures: games, bot errors, and win share and net as intervals over its deals (stratified
+    by lineup: `stats.stratified_interval`)."""
 
     entrant: str
     games: int
@@ -92,6 +95,7 @@ def run_summary(out: Path, level: float = LEVEL, replicates: int = 1000, net: st
     errors: Counter[int] = Counter()
     decisions: Counter[int] = Counter()
     deal_entrant: list[np.ndarray] = []
+    deal_table: list[np.ndarray] = []
     deal_win: list[np.ndarray] = []
     deal_net: list[np.ndarray] = []
     deal_wins: list[tuple[np.ndarray, ...]] = []
@@ -102,6 +106,7 @@ def run_summary(out: Path, level: float = LEVEL, replicates: int = 1000, net: st
         keys, where = np.unique(deal * span + entrant, return_inverse=True)
         per_key = np.bincount(where)
         deal_entrant.append(keys % span)
+        deal_table.append(part["table_id"].to_numpy()[np.unique(where, return_index=True)[1]])
         deal_win.append(np.bincount(where, weights=part["win_share"].to_numpy()) / per_key)
         deal_net.append(np.bincount(where, weights=part["net"].to_numpy()) / per_key)
         for d in np.unique(keys // span):
@@ -117,12 +122,13 @@ def run_summary(out: Path, level: float = LEVEL, replicates: int = 1000, net: st
         deal_wins.append((deal, part["game_id"].to_numpy(), entrant, part["finish"].to_numpy()))
     if not labels:
         return RunSummary((), None, 0)
-    key_entrant, win, net_means = (np.concatenate(a) for a in (deal_entrant, deal_win, deal_net))
+    key_entrant, table, win, net_means = (np.concatenate(a) for a in (deal_entrant, deal_table, deal_win, deal_net))
     rows = []
     for e, label in sorted(labels.items()):
         mine = key_entrant == e
         rows.append(EntrantRow(label, games[e], int(mine.sum()), errors[e], decisions[e],
-                               mean_interval(win[mine], level), mean_interval(net_means[mine], level)))
+                               stratified_interval(win[mine], table[mine], level),
+                               stratified_interval(net_means[mine], table[mine], level)))
     rows, note = _with_adjusted_net(out, rows, level) if net == "adjusted" else (rows, "")
     return RunSummary(tuple(rows), _strengths(deal_wins, labels, level, replicates), len(lineups), note)
 
@@ -135,8 +141,10 @@ def _with_adjusted_net(out: Path, rows: list[EntrantRow], level: float) -> tuple
     if "net_adjusted" not in games.columns:
         return rows, "no luck adjustment: the folder has no seats table (written by an older treasure-sim)"
     per = games.assign(entrant=games["entrant"].astype(str)).groupby(
-        ["entrant", "deal_id"], observed=True)["net_adjusted"].mean()
-    return [replace(r, net_adjusted=mean_interval(per.loc[r.entrant], level)) for r in rows], ""
+        ["entrant", "deal_id"], observed=True).agg(net=("net_adjusted", "mean"), table=("table_id", "first"))
+    mine = {str(entrant): part.droplevel("entrant") for entrant, part in per.groupby(level="entrant")}
+    return [replace(r, net_adjusted=stratified_interval(mine[r.entrant]["net"], mine[r.entrant]["table"], level))
+            for r in rows], ""
 
 
 def _strengths(parts: list[tuple[np.ndarray, ...]], labels: dict[int, str], level: float, replicates: int
@@ -220,7 +228,9 @@ def render(summary: RunSummary, level: float = LEVEL) -> str:
     if raw:
         notes.append(f"* win share and net depend on who shares a table: these {len(summary.rows)} entrants met in "
                      f"{summary.lineups} different lineups, so compare them by strength.")
-    notes.append(f"win share and net: {method(level)} (up to {n_deals} deals per entrant). games: seats played.")
+    strata = f"; {STRATIFIED}" if summary.lineups > 1 else ""
+    notes.append(f"win share and net: {method(level)}{strata} (up to {n_deals} deals per entrant). games: seats "
+                 f"played.")
     why = f" ({summary.net_note})" if summary.net_note else ""
     notes.append(LUCK_NOTE if adjusted else f"net: raw chips won or lost{why}.")
     notes += [error_note(r.entrant, r.errors, r.error_share) for r in ranked if r.errors]
