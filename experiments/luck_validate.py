@@ -8,7 +8,7 @@
 per event kind and per group fixed before the event, the mean luck per event with its interval over deals.
 (c) plays ``--runs`` small runs of the default experiment (seeds 1001, 1002, ...), builds each entrant's 95%
 interval of mean net from each run, raw and adjusted, and counts how often they cover the long-run raw mean
-(all runs' deals pooled).
+(all runs' deals pooled); each also stratified by lineup (`stats.stratified_interval`, what the summary shows).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from treasure_sim.run.execute import run_experiment
 from treasure_sim.run.experiment import default_experiment
 from treasure_sim.study import luck, luck_checks
 from treasure_sim.study.luck_hands import load
-from treasure_sim.study.stats import mean_interval
+from treasure_sim.study.stats import mean_interval, stratified_interval
 
 
 def centring(paths: list[Path]) -> None:
@@ -65,10 +65,13 @@ def coverage(runs: int, deals: int, out: Path) -> None:
         g["entrant"] = g["entrant"].astype(str)
         games.append(g)
         per = g.groupby(["entrant", "deal_id"])[["net", "net_adjusted"]].mean()
+        table = g.groupby(["entrant", "deal_id"])["table_id"].first()
         for entrant, part in per.groupby(level="entrant"):
             for name, col in (("raw", "net"), ("adjusted", "net_adjusted")):
-                iv = mean_interval(part[col])
-                rows.append({"run": r, "estimator": name, "entrant": entrant, "low": iv.low, "high": iv.high})
+                for how, iv in (("", mean_interval(part[col])),
+                                (", stratified", stratified_interval(part[col], table.loc[entrant]))):
+                    rows.append({"run": r, "estimator": name + how, "entrant": entrant, "low": iv.low,
+                                 "high": iv.high})
         print(f"run {r + 1}/{runs} done (load {os.getloadavg()[0]:.2f})", flush=True)
     pooled = pd.concat(games).groupby(["entrant", "run", "deal_id"])["net"].mean().groupby("entrant")
     truth = pooled.mean()

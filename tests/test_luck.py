@@ -3,6 +3,7 @@ adjusted means on real runs."""
 
 from __future__ import annotations
 
+import dataclasses
 from itertools import combinations
 
 import numpy as np
@@ -240,6 +241,21 @@ def test_shuffles_are_uniform_over_the_deck():
     assert len(pairs) == 20 and (first >= 0).all()
     expected = 60000 / 20
     assert ((pairs - expected) ** 2 / expected).sum() < 45  # chi-square, 19 df: p ~ 0.001
+
+
+def test_each_run_has_its_own_shuffles_and_a_sweep_shares_them(runs):
+    """Runs number their deals alike: shuffles keyed by the deal alone would repeat in every run, and the luck of
+    many runs pooled would share its Monte Carlo errors (docs/luck.md, "(a)"). Keyed by the run's seed too, a run
+    of another seed draws other shuffles, and the variants of a sweep (one seed) the same ones."""
+    hands, _ = lh.load(runs[0])
+    assert hands.seed == 3
+    which = np.flatnonzero(hands.deal == hands.deal[0])[:3]
+    samples = np.full(len(which), 64)
+    mine, _ = luck._shuffles(hands, which, samples)
+    again, _ = luck._shuffles(dataclasses.replace(hands), which, samples)
+    other, _ = luck._shuffles(dataclasses.replace(hands, seed=4), which, samples)
+    assert (mine == again).all() and (mine != other).any(axis=1).all()
+    assert luck.shuffle_key(3, 7) != luck.shuffle_key(4, 7) and luck.shuffle_key(3, 7) != luck.shuffle_key(3, 8)
 
 
 def test_pots_follow_the_engine():

@@ -32,7 +32,7 @@ from .luck_values import States, permutations, values
 
 KINDS = ("hole", "treasure", "flop", "turn", "river", "hearts")
 LUCK_COLUMNS = tuple(f"luck_{k}" for k in KINDS)
-_SEED = 0x1A1C  # the luck adjustment's own stream, mixed with each deal id (never the game's card seeds)
+_SEED = 0x1A1C  # the luck adjustment's own stream, mixed with the run's seed and each deal id (never a card seed)
 
 
 @dataclass(frozen=True)
@@ -240,6 +240,14 @@ def hand_events(h: Hands, settings: Settings = Settings()) -> Events:
                   np.concatenate(out_luck), skipped)
 
 
+def shuffle_key(seed: int | None, deal: int) -> list[int]:
+    """The entropy of one deal's Monte Carlo shuffles. The run's seed is part of it: runs of different seeds
+    number their deals alike, and shuffles shared across runs would make their luck errors correlated (pooled
+    over 41 runs, that showed as a spurious bias for seats holding Clubs; docs/luck.md). Runs of one seed (the
+    variants of a sweep) share the shuffles of each deal: common random numbers for their paired differences."""
+    return [_SEED, deal] if seed is None else [_SEED, seed, deal]
+
+
 def _shuffles(h: Hands, hand: np.ndarray, samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The shuffles of each hand (as many as its largest state needs) from its deal's own generator, in hand order;
     and, per state, the row where its hand's shuffles start."""
@@ -251,7 +259,7 @@ def _shuffles(h: Hands, hand: np.ndarray, samples: np.ndarray) -> tuple[np.ndarr
     blocks = []
     cuts = np.flatnonzero(np.diff(deals)) + 1
     for lo, hi in zip([0, *cuts.tolist()], [*cuts.tolist(), len(hands)], strict=True):
-        rng = np.random.default_rng([_SEED, int(deals[lo])])
+        rng = np.random.default_rng(shuffle_key(h.seed, int(deals[lo])))
         blocks.append(permutations(rng, int(need[lo:hi].sum())))
     return np.concatenate(blocks), start[where]
 
@@ -346,7 +354,7 @@ def adjust(games: pd.DataFrame, luck: pd.DataFrame) -> pd.DataFrame:
 
 # ----- results folders ----------------------------------------------------------------------------------------
 CACHE_FILE = "luck.parquet"  # in the results folder: the luck of every game and seat, part by part
-CACHE_VERSION = "1"  # bump when the luck of a hand would change, to recompute old caches
+CACHE_VERSION = "2"  # bump when the luck of a hand would change, to recompute old caches
 
 
 def folder_luck(path: str | Path, settings: Settings = Settings()) -> pd.DataFrame:
@@ -373,7 +381,7 @@ def folder_luck(path: str | Path, settings: Settings = Settings()) -> pd.DataFra
         for part in manifest.parts or ():
             tables = {t: next(stream) for t, stream in streams.items() if part.file(t) is not None}
             if part.name in todo and len(tables) == 3:
-                h = build(tables["seats"], tables["hands"], tables["games"], manifest.rules)
+                h = build(tables["seats"], tables["hands"], tables["games"], manifest.rules, manifest.seed)
                 frames.append(game_luck(h, hand_events(h, settings)).assign(part=key[part.name]))
         _write_cache(path / CACHE_FILE, pd.concat(frames, ignore_index=True), settings_key)
     columns = ["game_id", "seat", *LUCK_COLUMNS, "luck"]

@@ -61,6 +61,7 @@ class Hands:
     void: np.ndarray  # [hand] bool
     deck0: np.ndarray  # [hand] uint64: the cards the hand was dealt from
     deck_known: np.ndarray  # [hand] bool: deck0 is exact (see `_decks`)
+    seed: int | None = None  # the run's seed: with the deal id it seeds the luck adjustment's own shuffles
 
     @property
     def n_hands(self) -> int:
@@ -113,11 +114,12 @@ def load(path: str | Path) -> tuple[Hands, pa.Table]:
     seats = read_seats(path, SEAT_COLUMNS)
     hands = read_hands(path, HAND_COLUMNS)
     games = read_games(path, GAME_COLUMNS)
-    return build(seats, hands, games, manifest.rules), games
+    return build(seats, hands, games, manifest.rules, manifest.seed), games
 
 
-def build(seats: pa.Table, hands: pa.Table, games: pa.Table, rules: dict[str, Any]) -> Hands:
-    """`Hands` from the three tables (any order of rows) and the run's rules."""
+def build(seats: pa.Table, hands: pa.Table, games: pa.Table, rules: dict[str, Any], seed: int | None = None
+          ) -> Hands:
+    """`Hands` from the three tables (any order of rows), the run's rules and its seed."""
     hands = hands.sort_by([("game_id", "ascending"), ("hand_no", "ascending")])
     game = hands["game_id"].to_numpy().astype(np.int64)
     hand_no = hands["hand_no"].to_numpy().astype(np.int64)
@@ -167,7 +169,7 @@ def build(seats: pa.Table, hands: pa.Table, games: pa.Table, rules: dict[str, An
         shared=_card_lists(hands["shared"], 5),
         new_treasure=_card(hands["new_treasure"]),
         void=hands["void"].to_numpy(zero_copy_only=False).astype(bool),
-        deck0=np.zeros(h, np.uint64), deck_known=np.zeros(h, bool),
+        deck0=np.zeros(h, np.uint64), deck_known=np.zeros(h, bool), seed=seed,
     )
     _decks(out, hands, seats, row, seat)
     return out
