@@ -3,6 +3,7 @@
     python experiments/luck_validate.py centring RESULTS_DIR...  # (a) mean luck per event kind = 0, every hand
     python experiments/luck_validate.py agreement RESULTS_DIR    # (b) raw and adjusted mean net agree
     python experiments/luck_validate.py coverage --runs 40 --deals 25 --out /tmp/luck-cover   # (c)
+    python experiments/luck_validate.py null RESULTS_DIR... --kind flop --group clubs   # an exact null beside (a)
 
 (a) corrects every chance event of every hand (hole cards and New Treasure included, whatever the pot) and shows,
 per event kind and per group fixed before the event, the mean luck per event with its interval over deals.
@@ -18,6 +19,7 @@ import os
 import time
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from treasure_sim.run.execute import run_experiment
@@ -49,18 +51,46 @@ def centring(paths: list[Path]) -> None:
         print(table.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
 
 
+def null(paths: list[Path], kind: str, group: str, replicas: int) -> None:
+    """The real hands beside ``replicas`` copies with ``kind``'s cards dealt again uniformly (an exact null)."""
+    loaded = [load(path) for path in paths]
+
+    def cells(replica: int) -> pd.DataFrame:
+        frames = []
+        for k, (hands, games) in enumerate(loaded):
+            if replica >= 0:
+                hands = luck_checks.redealt(hands, kind, np.random.default_rng([replica, k]))
+            events = luck.hand_events(hands, luck.Settings(min_pot=0, kinds=(kind,)))
+            frame = luck_checks.event_frame(hands, events, games.to_pandas())
+            frames.append(frame.assign(deal_id=frame["deal_id"] + 10**7 * k))
+        frame = pd.concat(frames, ignore_index=True)
+        frame["first to act"] = frame["position"] == 0
+        return luck_checks.centring(frame, [group]).set_index(group)
+
+    real = cells(-1)
+    null_means = pd.DataFrame({r: cells(r)["mean"] for r in range(replicas)})
+    table = real[["events", "mean", "p"]].assign(
+        null_mean=null_means.mean(axis=1), null_sd=null_means.std(axis=1),
+        z=lambda t: (t["mean"] - t["null_mean"]) / t["null_sd"],
+        as_extreme=[int((abs(null_means.loc[i] - null_means.loc[i].mean()) >= abs(t - null_means.loc[i].mean())).sum())
+                    for i, t in real["mean"].items()])
+    print(f"{kind}, by {group}: the real hands against {replicas} copies with the {kind} dealt again uniformly "
+          f"from the deck the adjustment reads (mean luck per event)")
+    print(table.to_string(float_format=lambda v: f"{v:.4f}"))
+
+
 def agreement(path: Path) -> None:
     table = luck_checks.agreement(luck.adjusted_games(path))
     print(table.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
     print(f"{table['covers_0'].sum()} of {len(table)} differences raw - adjusted cover 0")
 
 
-def coverage(runs: int, deals: int, out: Path) -> None:
+def coverage(runs: int, deals: int, out: Path, first_seed: int = 1001) -> None:
     base = default_experiment()
     rows, games = [], []
     for r in range(runs):
         path = out / f"run{r:03d}"
-        run_experiment(base.replace(deals=deals, seed=1001 + r), path, progress=False)
+        run_experiment(base.replace(deals=deals, seed=first_seed + r), path, progress=False)
         g = luck.adjusted_games(path).assign(run=r)
         g["entrant"] = g["entrant"].astype(str)
         games.append(g)
@@ -86,19 +116,25 @@ def coverage(runs: int, deals: int, out: Path) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("check", choices=("centring", "agreement", "coverage"))
+    parser.add_argument("check", choices=("centring", "null", "agreement", "coverage"))
     parser.add_argument("dir", type=Path, nargs="*")
     parser.add_argument("--runs", type=int, default=40)
     parser.add_argument("--deals", type=int, default=25)
+    parser.add_argument("--first-seed", type=int, default=1001, help="coverage: the seed of the first run")
     parser.add_argument("--out", type=Path, default=Path("/tmp/luck-coverage"))
+    parser.add_argument("--kind", choices=tuple(luck_checks.BOARD), default="flop", help="null: the event redealt")
+    parser.add_argument("--group", choices=("clubs", "hearts", "entrant", "first to act"), default="clubs")
+    parser.add_argument("--replicas", type=int, default=30)
     args = parser.parse_args()
     print(f"load average {os.getloadavg()[0]:.2f}")
     if args.check == "coverage":
-        coverage(args.runs, args.deals, args.out)
+        coverage(args.runs, args.deals, args.out, args.first_seed)
     elif not args.dir:
         parser.error(f"{args.check} needs a results folder")
     elif args.check == "centring":
         centring(args.dir)
+    elif args.check == "null":
+        null(args.dir, args.kind, args.group, args.replicas)
     else:
         agreement(args.dir[0])
 

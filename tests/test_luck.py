@@ -332,3 +332,29 @@ def test_tables_name_their_estimator(runs):
     pairs = analysis.head_to_head(adjusted)
     assert pairs.attrs["estimator"] == analysis.NET_ESTIMATOR["net_adjusted"]
     assert not np.allclose(pairs["net_diff"], analysis.head_to_head(raw)["net_diff"])
+
+
+def test_a_redealt_board_comes_uniformly_from_the_deck_the_adjustment_reads(runs):
+    """The exact null of `luck_validate.py null`: redealt cards never repeat a zone, hole, New Treasure or earlier
+    shared card, leave the other cards alone, and are uniform over what is left (chi-square over many redeals)."""
+    from treasure_sim.study import luck_checks
+
+    hands, _ = lh.load(runs[0])
+    for kind, (first, last) in luck_checks.BOARD.items():
+        copy = luck_checks.redealt(hands, kind, np.random.default_rng(7))
+        dealt = np.flatnonzero((hands.shared[:, last - 1] >= 0) & hands.deck_known)
+        new = lh.bits(copy.shared[dealt, first:last])
+        taken = lh.bits(hands.hole[dealt].reshape(len(dealt), -1)) | lh.bits(hands.new_treasure[dealt, None]) | \
+            lh.bits(hands.shared[dealt, :first])
+        assert (new & ~hands.deck0[dealt] == 0).all() and (new & taken == 0).all()
+        assert np.bitwise_count(new).tolist() == [last - first] * len(dealt)
+        others = np.r_[0:first, last:5]
+        assert (copy.shared[:, others] == hands.shared[:, others]).all()
+    i = int(np.flatnonzero((hands.shared[:, 4] >= 0) & hands.deck_known)[0])
+    one = dataclasses.replace(hands, **{f.name: getattr(hands, f.name)[i:i + 1] for f in dataclasses.fields(hands)
+                                        if isinstance(getattr(hands, f.name), np.ndarray)})
+    rivers = np.array([luck_checks.redealt(one, "river", np.random.default_rng(r)).shared[0, 4] for r in range(3000)])
+    counts = np.bincount(rivers, minlength=54)
+    left = counts[counts > 0]
+    expected = 3000 / len(left)
+    assert len(left) > 20 and ((left - expected) ** 2 / expected).sum() < len(left) + 4 * np.sqrt(2 * len(left))

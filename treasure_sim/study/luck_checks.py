@@ -5,15 +5,19 @@
     of an event, so the mean over *all* seats is zero by construction; these groups are not.
 (b) `agreement`: per entrant, the raw and adjusted mean net and their paired difference.
 (c) `coverage`: over repeated small runs, how often an interval covers the long-run mean.
+`redealt`: the hands with one board event's cards dealt again uniformly from the deck the luck adjustment
+    believes was left, for an exact null beside the real data (same states, same code, same Monte Carlo).
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 import pandas as pd
 
 from .luck import KINDS, Events
-from .luck_hands import Hands
+from .luck_hands import Hands, bits
 from .stats import adjust, mean_interval
 
 
@@ -82,3 +86,24 @@ def coverage(intervals: pd.DataFrame, truth: pd.Series) -> pd.DataFrame:
         rows.append({"estimator": name, "intervals": len(part), "coverage": iv.mean, "ci_low": iv.low,
                      "ci_high": iv.high, "median_half_width": float(part["half"].median())})
     return pd.DataFrame(rows)
+
+
+BOARD = {"flop": (0, 2), "turn": (2, 4), "river": (4, 5)}  # the shared cards each board event deals
+
+
+def redealt(h: Hands, kind: str, rng: np.random.Generator) -> Hands:
+    """``h`` with the cards of board event ``kind`` in every hand where it happened replaced by a uniform draw from
+    the deck before it (as the luck adjustment reads it: no zone, no hole card, not the New Treasure, no earlier
+    shared card). The luck of ``kind`` on the copy is mean-zero exactly if the adjustment is: a group whose mean
+    luck is off on the real hands but not on such copies points at the record (the real cards were not drawn from
+    that deck), one that is off on both at the value function or the test. Later shared cards may repeat a
+    redealt one: only the luck of ``kind`` itself is meaningful on the copy."""
+    first, last = BOARD[kind]
+    shared = h.shared
+    before = h.deck0 & ~bits(h.hole.reshape(h.n_hands, -1)) & ~bits(h.new_treasure[:, None]) & ~bits(shared[:, :first])
+    avail = ((before[:, None] >> np.arange(54, dtype=np.uint64)) & np.uint64(1)).astype(bool)
+    picks = np.argsort(np.where(avail, rng.random(avail.shape), 2.0), axis=1)[:, : last - first]
+    happened = (shared[:, last - 1] >= 0) & (avail.sum(axis=1) >= last - first)
+    out = shared.copy()
+    out[happened, first:last] = picks[happened].astype(shared.dtype)
+    return dataclasses.replace(h, shared=out)
