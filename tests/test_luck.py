@@ -309,7 +309,7 @@ def test_adjusted_games_keep_the_mean_and_name_their_columns(runs):
 def test_the_run_summary_shows_luck_adjusted_net_and_says_so(runs):
     from treasure_sim.study.summary import render, run_summary
 
-    adjusted, raw = run_summary(runs[0], replicates=20, net="adjusted"), run_summary(runs[0], replicates=20)
+    adjusted, raw = run_summary(runs[0], replicates=20), run_summary(runs[0], replicates=20, net="raw")  # the default
     assert all(r.net_adjusted is not None for r in adjusted.rows) and all(r.net_adjusted is None for r in raw.rows)
     assert adjusted.half_widths("net") == {r.entrant: r.net_adjusted.half_width for r in adjusted.rows}
     assert "luck-adjusted net $ per game" in render(adjusted) and "luck-adjusted" not in render(raw)
@@ -326,7 +326,7 @@ def test_the_cache_is_reused_and_follows_the_settings(runs):
 def test_tables_name_their_estimator(runs):
     from treasure_sim.study import analysis
 
-    adjusted, raw = analysis.load(runs[0], net="adjusted").games, analysis.load(runs[0]).games
+    adjusted, raw = analysis.load(runs[0]).games, analysis.load(runs[0], net="raw").games  # adjusted by default
     assert analysis.mean_net(adjusted).attrs["estimator"] == analysis.NET_ESTIMATOR["net_adjusted"]
     assert analysis.mean_net(raw).attrs["estimator"] == analysis.NET_ESTIMATOR["net"]
     pairs = analysis.head_to_head(adjusted)

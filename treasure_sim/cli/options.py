@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..run.backends import EXECUTORS, default_workers
+from ..study.stats import DEFAULT_NET, NETS
 
 
 class UsageError(Exception):
@@ -64,15 +65,12 @@ def add_execution_options(p: argparse.ArgumentParser, folder: str, replaced: str
                         "a slower answer is replaced by the default one and recorded as an error")
 
 
-NET_CHOICES = ("raw", "adjusted")
-
-
 def add_net_option(p: argparse.ArgumentParser) -> None:
-    """--net: raw net chips (the default) or luck-adjusted; shared by run, sweep and report."""
-    p.add_argument("--net", choices=NET_CHOICES, default="raw",
-                   help="net chips as won (raw, the default) or luck-adjusted: the luck of the cards at every chance "
-                        "event subtracted, same mean, about 10%% narrower intervals (docs/luck.md says how it was "
-                        "validated, and why it is not yet the default)")
+    """--net: luck-adjusted net chips (the default) or raw; shared by run, sweep and report."""
+    p.add_argument("--net", choices=NETS, default=DEFAULT_NET,
+                   help=f"net chips luck-adjusted (the luck of the cards at every chance event subtracted: same mean, "
+                        f"about 10%% narrower intervals; docs/luck.md says how it was validated) or raw, as won "
+                        f"(default: {DEFAULT_NET})")
 
 
 def execute(args: argparse.Namespace, name: str, start: Callable[..., Any]) -> Any:

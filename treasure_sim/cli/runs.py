@@ -12,6 +12,7 @@ from typing import Any
 
 from ..run.execute import RunReport, run_experiment
 from ..run.experiment import default_experiment, load_experiment
+from ..study.stats import DEFAULT_NET
 from .options import UsageError, add_execution_options, add_net_option, count, execute, positive, positive_float, seed
 
 # ----- run -------------------------------------------------------------------------------------------------
@@ -132,7 +133,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def summary(report: RunReport, name: str, deals: int, rotations: int, seats: int, entrants: int,
-            net: str = "raw") -> str:
+            net: str = DEFAULT_NET) -> str:
     """The text printed after a run: what was played, then the ranking by strength with win share and net."""
     from ..study.summary import render, run_summary
 

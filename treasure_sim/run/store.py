@@ -677,20 +677,28 @@ def iter_parts(path: str | Path, table: str, columns: Sequence[str] | None = Non
             yield pq.ParquetFile(folder / name).read(columns=cols, use_threads=False)
         return
     for part in manifest.parts:
-        recorded = part.file(table)
-        if recorded is None:  # written by a version without this table
+        if part.file(table) is None:  # written by a version without this table
             continue
-        file = path / table / part.name
         try:
-            data = file.read_bytes()
-        except FileNotFoundError:
-            data = None
-        if recorded is None or data is None or len(data) != recorded.size or \
-                hashlib.sha256(data).hexdigest() != recorded.sha256:
-            if allow_damaged:
-                continue
-            raise DamagedResults(path, [_damage(path, part, table) or f"{table}/{part.name} changed while read"])
-        yield pq.ParquetFile(pa.BufferReader(data)).read(columns=cols, use_threads=False)
+            yield read_part(path, part, table, cols)
+        except DamagedResults:
+            if not allow_damaged:
+                raise
+
+
+def read_part(path: str | Path, part: Part, table: str, columns: Sequence[str] | None = None) -> pa.Table:
+    """One part's file of ``table``, verified against its checksum as it is read (`DamagedResults` names it)."""
+    path = Path(path)
+    recorded = part.file(table)
+    try:
+        data = (path / table / part.name).read_bytes()
+    except FileNotFoundError:
+        data = None
+    if recorded is None or data is None or len(data) != recorded.size or \
+            hashlib.sha256(data).hexdigest() != recorded.sha256:
+        raise DamagedResults(path, [_damage(path, part, table) or f"{table}/{part.name} changed while read"])
+    return pq.ParquetFile(pa.BufferReader(data)).read(columns=list(columns) if columns is not None else None,
+                                                      use_threads=False)
 
 
 def read_table(path: str | Path, table: str, columns: Sequence[str] | None = None, *,

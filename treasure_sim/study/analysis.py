@@ -12,8 +12,8 @@ import numpy as np
 import pandas as pd
 
 from ..run.store import Manifest, read_games, read_hands, read_manifest
-from .stats import GAME_KEY as _GAME_KEY
 from .stats import (
+    DEFAULT_NET,
     LEVEL,
     JointTest,
     Strengths,
@@ -26,6 +26,7 @@ from .stats import (
     seat_test,
     unit_columns,
 )
+from .stats import GAME_KEY as _GAME_KEY
 from .summary import FALLBACK
 
 
@@ -42,7 +43,7 @@ class Results:
 
 
 def load(dir_or_dirs: str | Path | Iterable[str | Path], *, allow_damaged: bool = False,
-         net: str = "raw") -> Results:
+         net: str = DEFAULT_NET) -> Results:
     """Read the games and hands tables and the manifest of one results directory or several (stacked).
 
     Every part is verified against its checksum (`treasure_sim.run.store`): a damaged folder raises
@@ -64,7 +65,7 @@ def load(dir_or_dirs: str | Path | Iterable[str | Path], *, allow_damaged: bool 
         if net == "adjusted":
             from .luck import add_adjusted
 
-            frame = add_adjusted(frame, d)
+            frame = add_adjusted(frame, d, allow_damaged=allow_damaged)
         games.append(frame)
         hands.append(read_hands(d, allow_damaged=allow_damaged).to_pandas().assign(run=label))
         manifests[label] = manifest

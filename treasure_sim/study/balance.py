@@ -25,6 +25,7 @@ import pandas as pd
 from ..game.evaluator import CATEGORY_NAMES
 from ..run.store import END_REASONS, SUIT_COLUMNS, Manifest, read_games, read_hands, read_manifest
 from .stats import (
+    DEFAULT_NET,
     LEVEL,
     JointTest,
     adjust,
@@ -318,10 +319,10 @@ class Balance:
     seat_tests: dict[str, JointTest]
     multiplicity: str = "holm"
     family: int = 0
-    net: str = "raw"  # the skill gap's net chips: raw or luck-adjusted
+    net: str = DEFAULT_NET  # the skill gap's net chips: raw or luck-adjusted
 
 
-def read_variant(path: str | Path, net: str = "raw") -> tuple[pd.DataFrame, pd.DataFrame]:
+def read_variant(path: str | Path, net: str = DEFAULT_NET) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The games and hands columns the metrics need, of one variant's results folder; with ``net="adjusted"``
     also the luck adjustment's columns (`luck.add_adjusted`), which the skill gap then uses."""
     if net != "adjusted":
@@ -332,7 +333,7 @@ def read_variant(path: str | Path, net: str = "raw") -> tuple[pd.DataFrame, pd.D
     return games, read_hands(path, HAND_COLUMNS).to_pandas()
 
 
-def _variants(sweep_dir: Path, net: str = "raw") -> tuple[Manifest, dict[str, tuple[pd.DataFrame, pd.DataFrame]]]:
+def _variants(sweep_dir: Path, net: str = DEFAULT_NET) -> tuple[Manifest, dict[str, tuple[pd.DataFrame, pd.DataFrame]]]:
     """The sweep manifest and (games, hands) of every variant with games on disk, in sweep order."""
     manifest = read_manifest(sweep_dir)
     if manifest is None or manifest.kind != "sweep":
@@ -348,7 +349,7 @@ def _variants(sweep_dir: Path, net: str = "raw") -> tuple[Manifest, dict[str, tu
 
 
 def sweep_balance(sweep_dir: str | Path, reference: str = REFERENCE, level: float = LEVEL,
-                  multiplicity: str = "holm", net: str = "raw") -> Balance:
+                  multiplicity: str = "holm", net: str = DEFAULT_NET) -> Balance:
     """Load a sweep folder variant by variant (only the per-deal values are kept) and compare the variants.
 
     Every difference the report flags (metrics, Treasure values, worth − cost) is one family for ``multiplicity``.
@@ -370,7 +371,7 @@ def sweep_balance(sweep_dir: str | Path, reference: str = REFERENCE, level: floa
 
 
 def paired_half_widths(sweep_dir: str | Path, metric: str | None = None, level: float = LEVEL,
-                       net: str = "raw") -> dict[str, float]:
+                       net: str = DEFAULT_NET) -> dict[str, float]:
     """Half-width of every paired difference vs the baseline of ``metric`` (default: the `HEADLINE` metrics).
 
     What `treasure-sim sweep --until-ci` watches; keys are ``"metric: variant − baseline"``. An unknown

@@ -26,7 +26,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..run.store import iter_parts, read_games, read_manifest
+from ..run.store import read_games, read_manifest, read_part, verify
 from .luck_hands import GAME_COLUMNS, HAND_COLUMNS, NOT_FOLDED, RANK_BITS, SEAT_COLUMNS, Hands, bits, build
 from .luck_values import States, permutations, values
 
@@ -357,12 +357,13 @@ CACHE_FILE = "luck.parquet"  # in the results folder: the luck of every game and
 CACHE_VERSION = "2"  # bump when the luck of a hand would change, to recompute old caches
 
 
-def folder_luck(path: str | Path, settings: Settings = Settings()) -> pd.DataFrame:
+def folder_luck(path: str | Path, settings: Settings = Settings(), allow_damaged: bool = False) -> pd.DataFrame:
     """Per game and seat of a results folder, the luck columns (`game_luck`), computed part by part.
 
     Every part is read and verified by the store's readers; the results are kept in ``DIR/luck.parquet``, keyed
     by the checksum of each part's seats file and the settings, so a run grown by ``--until-ci`` computes only
-    its new parts. Parts written before the seats table existed have no luck (they get no rows).
+    its new parts. Parts written before the seats table existed have no luck (they get no rows); so do damaged
+    parts when ``allow_damaged`` (else `DamagedResults` names them).
     """
     path = Path(path)
     manifest = read_manifest(path)
@@ -375,12 +376,12 @@ def folder_luck(path: str | Path, settings: Settings = Settings()) -> pd.DataFra
     have = set(cached["part"]) if len(cached) else set()
     todo = {p.name for p in parts if key[p.name] not in have}
     frames = [cached[cached["part"].isin(set(key.values()))]] if len(cached) else []
-    if todo:
-        streams = {t: iter_parts(path, t, cols) for t, cols in
-                   (("games", GAME_COLUMNS), ("hands", HAND_COLUMNS), ("seats", SEAT_COLUMNS))}
-        for part in manifest.parts or ():
-            tables = {t: next(stream) for t, stream in streams.items() if part.file(t) is not None}
-            if part.name in todo and len(tables) == 3:
+    damaged = {p.name for p, _ in verify(path).damaged} if allow_damaged else set()
+    if todo - damaged:
+        for part in parts:
+            if part.name in todo - damaged:
+                tables = {t: read_part(path, part, t, cols) for t, cols in
+                          (("games", GAME_COLUMNS), ("hands", HAND_COLUMNS), ("seats", SEAT_COLUMNS))}
                 h = build(tables["seats"], tables["hands"], tables["games"], manifest.rules, manifest.seed)
                 frames.append(game_luck(h, hand_events(h, settings)).assign(part=key[part.name]))
         _write_cache(path / CACHE_FILE, pd.concat(frames, ignore_index=True), settings_key)
@@ -409,11 +410,12 @@ def _write_cache(file: Path, frame: pd.DataFrame, settings_key: str) -> None:
         tmp.unlink(missing_ok=True)
 
 
-def add_adjusted(games: pd.DataFrame, path: str | Path, settings: Settings = Settings()) -> pd.DataFrame:
+def add_adjusted(games: pd.DataFrame, path: str | Path, settings: Settings = Settings(),
+                 allow_damaged: bool = False) -> pd.DataFrame:
     """``games`` (rows of one results folder, any columns with game_id, seat, deal_id, entrant, net) with the luck
     columns, ``luck_coef`` and ``net_adjusted``; games without a luck record keep ``net_adjusted = net``. A folder
     without a seats table (written by an older treasure-sim) gets no columns: its tables then say raw net."""
-    luck = folder_luck(path, settings)
+    luck = folder_luck(path, settings, allow_damaged)
     return adjust(games, luck) if len(luck) else games
 
 

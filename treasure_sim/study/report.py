@@ -15,7 +15,7 @@ from . import plots, pokerstats
 from .causal import is_balance_study
 from .designer import run_designer_report
 from .markdown import by_key, cell, entrants_text, md_table, number, record_cell, records, rules_text, save_figure
-from .stats import SEAT_TEST, Strengths, deals_needed, direction_flags, multiplicity_text
+from .stats import DEFAULT_NET, SEAT_TEST, Strengths, deals_needed, direction_flags, multiplicity_text
 from .sweep_report import run_sweep_report
 
 TRAJECTORY_GAMES = 6
@@ -228,7 +228,7 @@ def _poker_section(results_dir: Path, games: pd.DataFrame) -> list[str]:
 
 
 def run_report(results_dir: str | Path, out_dir: str | Path | None = None, multiplicity: str = "holm",
-               net: str = "raw") -> Path:
+               net: str = DEFAULT_NET) -> Path:
     """Write the figures and ``report.md`` for a results directory (default: ``DIR/report``); return report.md.
 
     A sweep folder (``sweep.json``) gets the side-by-side comparison of its variants instead, and a balance

@@ -39,6 +39,8 @@ NO_VARIANCE = "no variance"
 MULTIPLICITY = {"holm": "Holm (family-wise error rate)", "fdr_bh": "Benjamini–Hochberg (false discovery rate)"}
 MULTIPLICITY_NAMES = {"holm": "holm", "bh": "fdr_bh", "fdr_bh": "fdr_bh"}  # what a user may type -> statsmodels
 ALPHA = 0.05
+NETS = ("adjusted", "raw")  # net chips: luck-adjusted (docs/luck.md) or as won
+DEFAULT_NET = "adjusted"  # what every table of net chips shows unless asked (validated: docs/luck.md)
 
 
 # ----- means, their intervals and tests ------------------------------------------------------------------------

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..run.store import iter_parts
 from .stats import (
+    DEFAULT_NET,
     LEVEL,
     STRATIFIED,
     Interval,
@@ -83,7 +84,7 @@ class RunSummary:
         return {r.entrant: (r.win if metric == "win_share" else r.shown_net).half_width for r in self.rows}
 
 
-def run_summary(out: Path, level: float = LEVEL, replicates: int = 1000, net: str = "raw") -> RunSummary:
+def run_summary(out: Path, level: float = LEVEL, replicates: int = 1000, net: str = DEFAULT_NET) -> RunSummary:
     """Read a results folder part by part and compute the summary (see `RunSummary`).
 
     A part holds whole deals, so each part is reduced as it is read to per-(entrant, deal) means and per-deal

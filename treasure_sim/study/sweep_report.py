@@ -16,7 +16,7 @@ from ..run.store import Manifest
 from . import balance as bal
 from .markdown import by_key, cell, entrants_text, md_table, record_cell, records, save_figure
 from .plots import OKABE_ITO
-from .stats import SEAT_TEST, multiplicity_text
+from .stats import DEFAULT_NET, SEAT_TEST, multiplicity_text
 
 COMPARISONS = "comparisons.csv"
 
@@ -166,7 +166,7 @@ def multiplicity_line(result: bal.Balance) -> str:
 
 
 def run_sweep_report(sweep_dir: str | Path, out_dir: str | Path | None = None, multiplicity: str = "holm",
-                     net: str = "raw") -> Path:
+                     net: str = DEFAULT_NET) -> Path:
     """Write ``report.md`` and one PNG per metric comparing a sweep's variants (default: ``DIR/report``).
 
     ``multiplicity`` (holm or bh) adjusts the p-values behind the ▲/▼ flags over the whole report; every
