@@ -245,8 +245,10 @@ def test_shuffles_are_uniform_over_the_deck():
 
 def test_each_run_has_its_own_shuffles_and_a_sweep_shares_them(runs):
     """Runs number their deals alike: shuffles keyed by the deal alone would repeat in every run, and the luck of
-    many runs pooled would share its Monte Carlo errors (docs/luck.md, "(a)"). Keyed by the run's seed too, a run
-    of another seed draws other shuffles, and the variants of a sweep (one seed) the same ones."""
+    many runs pooled would have correlated Monte Carlo errors. Keyed by a hash of the run's seed and the deal, a
+    run of another seed draws other shuffles, the variants of a sweep (one seed) the same ones, and no two
+    (seed, deal) pairs share a stream (a seed sequence fed the two as words would: (None, 7) ~ (7, 0)). The
+    folder's luck reads the seed from its manifest."""
     hands, _ = lh.load(runs[0])
     assert hands.seed == 3
     which = np.flatnonzero(hands.deal == hands.deal[0])[:3]
@@ -255,7 +257,15 @@ def test_each_run_has_its_own_shuffles_and_a_sweep_shares_them(runs):
     again, _ = luck._shuffles(dataclasses.replace(hands), which, samples)
     other, _ = luck._shuffles(dataclasses.replace(hands, seed=4), which, samples)
     assert (mine == again).all() and (mine != other).any(axis=1).all()
-    assert luck.shuffle_key(3, 7) != luck.shuffle_key(4, 7) and luck.shuffle_key(3, 7) != luck.shuffle_key(3, 8)
+    from_folder = luck.folder_luck(runs[0]).sort_values(["game_id", "seat"])["luck"].to_numpy()
+    direct = luck.game_luck(hands, luck.hand_events(hands)).sort_values(["game_id", "seat"])["luck"].to_numpy()
+    assert np.allclose(from_folder, direct)
+    unseeded = luck.game_luck(dataclasses.replace(hands, seed=None),
+                              luck.hand_events(dataclasses.replace(hands, seed=None)))
+    assert not np.allclose(unseeded.sort_values(["game_id", "seat"])["luck"].to_numpy(), direct)
+    keys = [(3, 7), (4, 7), (3, 8), (None, 7), (7, 0), (5, 3 + 9 * 2**32), (5 + 3 * 2**32, 9)]
+    entropies = {luck.shuffle_key(seed, deal).entropy for seed, deal in keys}
+    assert len(entropies) == len(keys) and luck.shuffle_key(3, 7).entropy == luck.shuffle_key(3, 7).entropy
 
 
 def test_pots_follow_the_engine():
@@ -309,7 +319,7 @@ def test_adjusted_games_keep_the_mean_and_name_their_columns(runs):
 def test_the_run_summary_shows_luck_adjusted_net_and_says_so(runs):
     from treasure_sim.study.summary import render, run_summary
 
-    adjusted, raw = run_summary(runs[0], replicates=20), run_summary(runs[0], replicates=20, net="raw")  # the default
+    adjusted, raw = run_summary(runs[0], replicates=20), run_summary(runs[0], replicates=20, net="raw")  # default first
     assert all(r.net_adjusted is not None for r in adjusted.rows) and all(r.net_adjusted is None for r in raw.rows)
     assert adjusted.half_widths("net") == {r.entrant: r.net_adjusted.half_width for r in adjusted.rows}
     assert "luck-adjusted net $ per game" in render(adjusted) and "luck-adjusted" not in render(raw)
@@ -358,3 +368,31 @@ def test_a_redealt_board_comes_uniformly_from_the_deck_the_adjustment_reads(runs
     left = counts[counts > 0]
     expected = 3000 / len(left)
     assert len(left) > 20 and ((left - expected) ** 2 / expected).sum() < len(left) + 4 * np.sqrt(2 * len(left))
+
+
+def test_a_damaged_seats_part_leaves_its_games_out_and_a_folder_without_luck_makes_every_table_raw(runs, tmp_path):
+    """With allow_damaged, games whose luck cannot be read intact are left out, never shown raw as if adjusted;
+    without it the damage is named. Stacked with a folder written before the seats table, every folder is raw."""
+    import shutil
+
+    from results_helpers import write_results
+
+    from treasure_sim.run.store import DamagedResults, read_games, read_hands, read_manifest
+    from treasure_sim.study import analysis
+
+    copy = tmp_path / "copy"
+    shutil.copytree(runs[0], copy)
+    (copy / luck.CACHE_FILE).unlink(missing_ok=True)
+    part = read_manifest(copy).parts[0]
+    seats_file = copy / "seats" / part.name
+    seats_file.write_bytes(seats_file.read_bytes()[:-10])
+    with pytest.raises(DamagedResults, match="seats/"):
+        analysis.load(copy)
+    games = analysis.load(copy, allow_damaged=True).games
+    assert not games["deal_id"].between(part.first_deal, part.end_deal - 1).any() and len(games)
+    assert analysis.mean_net(games).attrs["estimator"] == analysis.NET_ESTIMATOR["net_adjusted"]
+    old = write_results(tmp_path / "old", read_games(runs[1]).to_pandas(), read_hands(runs[1]).to_pandas(),
+                        seed=4)
+    mixed = analysis.load([runs[0], old]).games
+    assert "net_adjusted" not in mixed.columns and not mixed["net"].isna().any()
+    assert analysis.mean_net(mixed).attrs["estimator"] == analysis.NET_ESTIMATOR["net"]

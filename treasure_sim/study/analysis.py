@@ -69,6 +69,9 @@ def load(dir_or_dirs: str | Path | Iterable[str | Path], *, allow_damaged: bool 
         games.append(frame)
         hands.append(read_hands(d, allow_damaged=allow_damaged).to_pandas().assign(run=label))
         manifests[label] = manifest
+    if any("net_adjusted" in g.columns for g in games) and not all("net_adjusted" in g.columns for g in games):
+        # a folder written before the seats table has no luck: then every folder shows raw net (and says so)
+        games = [g.drop(columns=[c for c in g.columns if c.startswith("luck") or c == "net_adjusted"]) for g in games]
     return Results(games=pd.concat(games, ignore_index=True), hands=pd.concat(hands, ignore_index=True),
                    manifests=manifests)
 

@@ -26,13 +26,13 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..run.store import read_games, read_manifest, read_part, verify
+from ..game.seeding import derive, root_key
+from ..run.store import DamagedResults, read_games, read_manifest, read_part
 from .luck_hands import GAME_COLUMNS, HAND_COLUMNS, NOT_FOLDED, RANK_BITS, SEAT_COLUMNS, Hands, bits, build
 from .luck_values import States, permutations, values
 
 KINDS = ("hole", "treasure", "flop", "turn", "river", "hearts")
 LUCK_COLUMNS = tuple(f"luck_{k}" for k in KINDS)
-_SEED = 0x1A1C  # the luck adjustment's own stream, mixed with the run's seed and each deal id (never a card seed)
 
 
 @dataclass(frozen=True)
@@ -240,12 +240,13 @@ def hand_events(h: Hands, settings: Settings = Settings()) -> Events:
                   np.concatenate(out_luck), skipped)
 
 
-def shuffle_key(seed: int | None, deal: int) -> list[int]:
-    """The entropy of one deal's Monte Carlo shuffles. The run's seed is part of it: runs of different seeds
-    number their deals alike, and shuffles shared across runs would make their luck errors correlated (pooled
-    over 41 runs, that showed as a spurious bias for seats holding Clubs; docs/luck.md). Runs of one seed (the
-    variants of a sweep) share the shuffles of each deal: common random numbers for their paired differences."""
-    return [_SEED, deal] if seed is None else [_SEED, seed, deal]
+def shuffle_key(seed: int | None, deal: int) -> np.random.SeedSequence:
+    """The seed of one deal's Monte Carlo shuffles: a keyed hash of the run's seed and the deal id
+    (`game.seeding.derive`, so no two (seed, deal) pairs share a stream), never a card seed. Runs of different
+    seeds number their deals alike; shuffles keyed by the deal alone would repeat in each of them, and the luck of
+    runs pooled together would have correlated Monte Carlo errors. Runs of one seed (the variants of a sweep)
+    share each deal's shuffles: common random numbers for their paired differences."""
+    return derive(root_key("luck: no run seed" if seed is None else seed), "luck shuffles", deal)
 
 
 def _shuffles(h: Hands, hand: np.ndarray, samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -362,8 +363,9 @@ def folder_luck(path: str | Path, settings: Settings = Settings(), allow_damaged
 
     Every part is read and verified by the store's readers; the results are kept in ``DIR/luck.parquet``, keyed
     by the checksum of each part's seats file and the settings, so a run grown by ``--until-ci`` computes only
-    its new parts. Parts written before the seats table existed have no luck (they get no rows); so do damaged
-    parts when ``allow_damaged`` (else `DamagedResults` names them).
+    its new parts. Parts written before the seats table existed have no luck (they get no rows); so do parts that
+    cannot be read intact, when ``allow_damaged`` (``attrs["damaged_deals"]`` lists their deals; else
+    `DamagedResults` names them). A part already cached is not read again: its luck came from verified files.
     """
     path = Path(path)
     manifest = read_manifest(path)
@@ -376,17 +378,26 @@ def folder_luck(path: str | Path, settings: Settings = Settings(), allow_damaged
     have = set(cached["part"]) if len(cached) else set()
     todo = {p.name for p in parts if key[p.name] not in have}
     frames = [cached[cached["part"].isin(set(key.values()))]] if len(cached) else []
-    damaged = {p.name for p, _ in verify(path).damaged} if allow_damaged else set()
-    if todo - damaged:
-        for part in parts:
-            if part.name in todo - damaged:
-                tables = {t: read_part(path, part, t, cols) for t, cols in
-                          (("games", GAME_COLUMNS), ("hands", HAND_COLUMNS), ("seats", SEAT_COLUMNS))}
-                h = build(tables["seats"], tables["hands"], tables["games"], manifest.rules, manifest.seed)
-                frames.append(game_luck(h, hand_events(h, settings)).assign(part=key[part.name]))
+    damaged = []
+    for part in parts:
+        if part.name not in todo:
+            continue
+        try:
+            tables = {t: read_part(path, part, t, cols) for t, cols in
+                      (("games", GAME_COLUMNS), ("hands", HAND_COLUMNS), ("seats", SEAT_COLUMNS))}
+        except DamagedResults:
+            if not allow_damaged:
+                raise
+            damaged.append((part.first_deal, part.end_deal))
+            continue
+        h = build(tables["seats"], tables["hands"], tables["games"], manifest.rules, manifest.seed)
+        frames.append(game_luck(h, hand_events(h, settings)).assign(part=key[part.name]))
+    if len(todo) > len(damaged):
         _write_cache(path / CACHE_FILE, pd.concat(frames, ignore_index=True), settings_key)
     columns = ["game_id", "seat", *LUCK_COLUMNS, "luck"]
-    return pd.concat(frames, ignore_index=True)[columns] if frames else pd.DataFrame(columns=columns)
+    out = pd.concat(frames, ignore_index=True)[columns] if frames else pd.DataFrame(columns=columns)
+    out.attrs["damaged_deals"] = damaged  # [first, end) deal ranges of the parts left out
+    return out
 
 
 def _read_cache(file: Path, settings_key: str) -> pd.DataFrame:
@@ -414,8 +425,12 @@ def add_adjusted(games: pd.DataFrame, path: str | Path, settings: Settings = Set
                  allow_damaged: bool = False) -> pd.DataFrame:
     """``games`` (rows of one results folder, any columns with game_id, seat, deal_id, entrant, net) with the luck
     columns, ``luck_coef`` and ``net_adjusted``; games without a luck record keep ``net_adjusted = net``. A folder
-    without a seats table (written by an older treasure-sim) gets no columns: its tables then say raw net."""
+    without a seats table (written by an older treasure-sim) gets no columns: its tables then say raw net. With
+    ``allow_damaged``, the games of a part whose luck could not be read intact are left out (like a damaged part
+    of the games table), never shown with their raw net as if adjusted."""
     luck = folder_luck(path, settings, allow_damaged)
+    for first, end in luck.attrs.get("damaged_deals", []):
+        games = games[~games["deal_id"].between(first, end - 1)]
     return adjust(games, luck) if len(luck) else games
 
 
