@@ -308,3 +308,34 @@ def test_lineups_count_who_sat_together():
                        make_games(n_deals=1, skills={"a": 0, "c": 0}).assign(game_id=lambda d: d["game_id"] + 100)])
     out = an.lineups(games)
     assert out.to_dict("list") == {"lineup": ["a, b", "a, c"], "games": [4, 2]}
+
+
+def test_the_run_summary_and_the_tables_give_the_same_stratified_intervals(tmp_path):
+    """Five entrants at four seats: five lineups in a cycle, several deals to a part. The summary (reduced part by
+    part) and the pandas tables must agree to the last digit, stratified, raw and adjusted; a pair that met at
+    several lineups is compared within them."""
+    from treasure_sim.run.execute import run_experiment
+    from treasure_sim.run.experiment import parse_toml
+    from treasure_sim.study.summary import run_summary
+
+    config = "\n".join(['name = "strata"', "seed = 5", "deals = 16", "table_size = 4", "rotate = true",
+                        *[f'[[entrants]]\nlabel = "{s}{i}"\nstrategy = "{s}"'
+                          for i, s in enumerate(["random", "rock", "calling_station", "maniac", "random"])]])
+    out = tmp_path / "run"
+    run_experiment(parse_toml(config), out, workers=1, progress=False)
+    from treasure_sim.run.store import read_games, read_hands
+
+    # the same games as one part of 16 deals: the summary aligns each deal's lineup within a part
+    one = write_results(tmp_path / "one", read_games(out).to_pandas(), read_hands(out).to_pandas(), seed=5)
+    for folder, net in ((one, "raw"), (out, "raw"), (out, "adjusted")):
+        summary = run_summary(folder, replicates=10, net=net)
+        games = an.load(folder, net=net).games
+        assert games.groupby("strategy")["table_id"].nunique().min() >= 2
+        tables = {"win": an.win_rates(games).set_index("strategy"), "net": an.mean_net(games).set_index("strategy")}
+        assert "stratified by lineup" in tables["net"].attrs["method"]
+        for row in summary.rows:
+            for what, iv in (("win", row.win), ("net", row.shown_net)):
+                t = tables[what].loc[row.entrant]
+                assert iv.df is not None and (iv.mean, iv.half_width) == pytest.approx((t["mean"], t["half_width"]))
+    h2h = an.head_to_head(games)
+    assert "stratified by lineup" in h2h.attrs["method"]

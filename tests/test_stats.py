@@ -217,6 +217,33 @@ def test_stopping_on_precision_keeps_coverage(metric, target, least):
     assert hits / runs >= least
 
 
+@pytest.mark.parametrize(("shape", "target", "least"), [(4.0, 6.0, 0.93), (0.5, 6.0, 0.90)])
+def test_stopping_on_precision_keeps_coverage_with_stratified_intervals(shape, target, least):
+    """The summary's intervals are stratified by lineup, and --until-ci stops on their width: an entrant at the
+    default run's three lineups (means -90, +20, +180; SDs 10, 60, 25), noise of gamma skewness 1 (shape 4) or
+    2.8 (shape 0.5); 600 runs each. The heavy-skew case falls short like the plain interval's rare winner."""
+    rng = np.random.default_rng(int(shape * 10))
+    means, sds = np.array([-90.0, 20.0, 180.0]), np.array([10.0, 60.0, 25.0])
+    hits, deals = 0, []
+    for _ in range(600):
+        lineup = np.arange(4000) % 3
+        noise = (rng.gamma(shape, 1.0, 4000) - shape) / np.sqrt(shape)
+        x = means[lineup] + sds[lineup] * noise
+        played = [0]
+
+        def widest(x=x, lineup=lineup, played=played):
+            return stats.stratified_interval(x[:played[0]], lineup[:played[0]]).half_width
+
+        stopped = stats.until_precise(lambda d, played=played: played.__setitem__(0, d), widest, target,
+                                      stats.MIN_DEALS, 4000)
+        final = stats.stratified_interval(x[:stopped.deals], lineup[:stopped.deals])
+        truth = means[lineup[:stopped.deals]].mean()  # the design mean of the deals played
+        hits += final.low <= truth <= final.high
+        deals.append(stopped.deals)
+    print(f"skew shape {shape}: coverage after stopping {hits / 600:.3f} (median {np.median(deals):.0f} deals)")
+    assert hits / 600 >= least
+
+
 def test_stopping_on_significance_is_what_breaks_the_error_rate():
     """The contrast the docs give: look every 10 deals, stop once the interval excludes 0 -> many false alarms."""
     rng = np.random.default_rng(23)
@@ -307,14 +334,25 @@ def test_stratified_interval_covers_the_design_mean_and_is_narrower_than_the_pla
     assert plain_hits / 2000 > 0.99 and np.median(ratio) < 0.5
 
 
-def test_stratified_interval_falls_back_to_the_plain_one_without_a_spread_in_every_lineup():
+def test_a_lineup_of_one_deal_is_pooled_and_one_lineup_is_the_plain_interval():
     rng = np.random.default_rng(5)
     x = rng.normal(size=7)
     assert stats.stratified_interval(x, np.zeros(7)) == stats.mean_interval(x)  # one lineup
-    assert stats.stratified_interval(x, [0, 0, 0, 1, 1, 1, 2]) == stats.mean_interval(x)  # a lineup of one deal
-    iv = stats.stratified_interval(x, [0, 0, 0, 1, 1, 1, 1])
-    assert iv.df is not None and 1 <= iv.df <= 5 and iv.p_value == pytest.approx(
-        float(stats.t_p_value(iv.mean, iv.sd / math.sqrt(7), iv.df)))
+    assert stats.stratified_interval(x[:3], [0, 0, 1]) == stats.mean_interval(x[:3])  # pooled into one
+    pooled = stats.stratified_interval(x, [0, 0, 0, 1, 1, 1, 2])  # the single deal joins the smallest other lineup
+    assert pooled == stats.stratified_interval(x, [0, 0, 0, 1, 1, 1, 0]) and pooled.df is not None
+    assert stats.mean_interval(x).df is None
+
+
+def test_the_stratified_p_value_matches_its_interval():
+    """p < 0.05 exactly when the 95% interval leaves out 0, over many samples near the edge."""
+    rng = np.random.default_rng(6)
+    agree = []
+    for _ in range(400):
+        x, lineup = _lineup_deals(rng, 30, means=(-1.0, 0.5, 2.0), sds=(1.0, 3.0, 2.0))
+        iv = stats.stratified_interval(x, lineup)
+        agree.append((iv.p_value < 0.05) == (not iv.low <= 0 <= iv.high))
+    assert all(agree)
 
 
 def test_interval_table_stratifies_by_the_lineup_column_and_says_so():

@@ -15,15 +15,15 @@ from ..run.store import Manifest, read_games, read_hands, read_manifest
 from .stats import (
     DEFAULT_NET,
     LEVEL,
+    STRATIFIED,
     JointTest,
     Strengths,
     adjust,
     finish_comparisons,
     fit_strengths,
-    half_widths,
     interval_table,
-    mean_interval,
     seat_test,
+    stratified_interval,
     unit_columns,
 )
 from .stats import GAME_KEY as _GAME_KEY
@@ -154,7 +154,8 @@ def head_to_head(games: pd.DataFrame, *, level: float = LEVEL, multiplicity: str
 
     Per deal where both sat: the share of their games in which ``strategy`` finished ahead of ``opponent``
     (ties ½; finishing order with eliminations) and the mean net of ``strategy`` minus that of ``opponent``;
-    then a t interval and t-test over those deals. Rows (A, B) and (B, A) mirror each other. ``p_ahead``
+    then a t interval and t-test over those deals (stratified by lineup where the pair met at several: the
+    schedule sets which). Rows (A, B) and (B, A) mirror each other. ``p_ahead``
     tests ahead = ½ and ``p_net`` a net difference of 0; ``*_adjusted`` adjust both over every pair
     (``multiplicity``: holm or bh). Only these paired differences decide whether two entrants differ:
     overlapping intervals of their separate means do not.
@@ -163,7 +164,8 @@ def head_to_head(games: pd.DataFrame, *, level: float = LEVEL, multiplicity: str
     units = unit_columns(games, "deal")
     keys = [c for c in _GAME_KEY if c in games.columns]
     net = net_column(games) if "net" in games.columns else None
-    cols = list(dict.fromkeys([*keys, *units, "strategy", _finish(games), *([net] if net else [])]))
+    lineup = ["table_id"] if "table_id" in games.columns else []
+    cols = list(dict.fromkeys([*keys, *units, *lineup, "strategy", _finish(games), *([net] if net else [])]))
     left = games[cols].rename(columns={_finish(games): "place", **({net: "net"} if net else {})})
     net = "net" if net else None
     right = left[[*keys, "strategy", "place", *([net] if net else [])]].rename(
@@ -175,12 +177,16 @@ def head_to_head(games: pd.DataFrame, *, level: float = LEVEL, multiplicity: str
     if pairs.empty:
         return pd.DataFrame(columns=out_cols)
     pairs = pairs.assign(ahead=(pairs["place"] < pairs["opp_place"]) + 0.5 * (pairs["place"] == pairs["opp_place"]),
-                         net_diff=(pairs["net"] - pairs["opp_net"]) if net else np.nan)
-    per_deal = pairs.groupby(["strategy", "opponent", *units], observed=True)[["ahead", "net_diff"]].mean()
+                         net_diff=(pairs["net"] - pairs["opp_net"]) if net else np.nan,
+                         lineup=pairs.groupby([*units[:-1], *lineup], sort=False).ngroup() if lineup else 0)
+    per_deal = pairs.groupby(["strategy", "opponent", *units], observed=True).agg(
+        ahead=("ahead", "mean"), net_diff=("net_diff", "mean"), lineup=("lineup", "first"))
     n_games = pairs.drop_duplicates(["strategy", "opponent", *keys]).groupby(["strategy", "opponent"]).size().to_dict()
     rows = []
     for (a, b), deal in per_deal.groupby(level=["strategy", "opponent"], sort=True):
-        ahead, diff = mean_interval(deal["ahead"] - 0.5, level), mean_interval(deal["net_diff"].dropna(), level)
+        has_net = deal["net_diff"].notna()
+        ahead = stratified_interval(deal["ahead"] - 0.5, deal["lineup"], level)
+        diff = stratified_interval(deal["net_diff"][has_net], deal["lineup"][has_net], level)
         rows.append({"strategy": a, "opponent": b, "mean": ahead.mean + 0.5,
                      "ci_low": max(0.0, ahead.low + 0.5), "ci_high": min(1.0, ahead.high + 0.5),
                      "deals": ahead.n, "games": int(n_games[(a, b)]), "net_diff": diff.mean, "net_low": diff.low,
@@ -197,8 +203,8 @@ def head_to_head(games: pd.DataFrame, *, level: float = LEVEL, multiplicity: str
     out["p_ahead_adjusted"] = [by_pair[k][0] for k in pair]
     out["p_net_adjusted"] = [by_pair[k][1] for k in pair]
     out.attrs |= {"method": f"per-deal paired differences, {level:.0%} Student-t interval and t-test over the deals "
-                            "both sat in", "family": int(np.isfinite(family).sum()), "multiplicity": multiplicity,
-                  "estimator": NET_ESTIMATOR[net_column(games)]}
+                            f"both sat in; {STRATIFIED}", "family": int(np.isfinite(family).sum()),
+                  "multiplicity": multiplicity, "estimator": NET_ESTIMATOR[net_column(games)]}
     return out[out_cols]
 
 
@@ -382,7 +388,7 @@ def planning(games: pd.DataFrame, fitted: Strengths | None = None, level: float 
     rows = [{"metric": "strength", "strategy": s.names[i], "half_width": s.half_width[i], "deals": s.deals}
             for i in s.order]
     for metric, table in (("win share", win_rates(games, level=level)), ("net", mean_net(games, level=level))):
-        half = half_widths(table["sem"] * np.sqrt(table["deals"]), table["deals"], level)  # unclipped
+        half = table["half_width"].to_numpy()  # the interval shown, before clipping to 0..1
         # an entrant sits in a fixed share of the deals, so its width scales with the run's deals too
         rows += [{"metric": metric, "strategy": name, "half_width": hw, "deals": s.deals}
                  for name, hw in zip(table["strategy"], half, strict=True)]

@@ -15,7 +15,16 @@ from . import plots, pokerstats
 from .causal import is_balance_study
 from .designer import run_designer_report
 from .markdown import by_key, cell, entrants_text, md_table, number, record_cell, records, rules_text, save_figure
-from .stats import DEFAULT_NET, SEAT_TEST, Strengths, deals_needed, direction_flags, multiplicity_text
+from .stats import (
+    DEFAULT_NET,
+    SEAT_TEST,
+    STRATIFIED,
+    Strengths,
+    deals_needed,
+    direction_flags,
+    method,
+    multiplicity_text,
+)
 from .sweep_report import run_sweep_report
 
 TRAJECTORY_GAMES = 6
@@ -151,7 +160,8 @@ def _section(res: an.Results, games: pd.DataFrame, out: Path, prefix: str, manif
         an.game_length(games)
     table, notes = headline(games, fitted)
     md = [*_setup(manifest, games), "",
-          f"Intervals of means: {wins.attrs['method']}. Card luck is shared by a deal's rotations, so averaging them "
+          f"Intervals of means: {method()}; an entrant's win share and net {STRATIFIED}. Card luck is shared by a "
+          "deal's rotations, so averaging them "
           "first removes it. Whether two entrants (or a seat and the equal share) differ is decided by a paired "
           "difference and its test, never by whether two separate intervals overlap: intervals can overlap while "
           "the paired difference is clear. "

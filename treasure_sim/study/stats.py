@@ -40,7 +40,7 @@ MULTIPLICITY = {"holm": "Holm (family-wise error rate)", "fdr_bh": "Benjamini–
 MULTIPLICITY_NAMES = {"holm": "holm", "bh": "fdr_bh", "fdr_bh": "fdr_bh"}  # what a user may type -> statsmodels
 ALPHA = 0.05
 NETS = ("adjusted", "raw")  # net chips: luck-adjusted (docs/luck.md) or as won
-DEFAULT_NET = "adjusted"  # what every table of net chips shows unless asked (validated: docs/luck.md)
+DEFAULT_NET = "adjusted"  # what the run summary, reports and sweeps show unless asked (validated: docs/luck.md)
 
 
 # ----- means, their intervals and tests ------------------------------------------------------------------------
@@ -114,7 +114,8 @@ def mean_interval(values: npt.ArrayLike, level: float = LEVEL) -> Interval:
 
 
 STRATIFIED = ("stratified by lineup: the schedule, not chance, sets each deal's lineup, so only the spread within a "
-              "lineup counts as sampling error (Welch–Satterthwaite degrees of freedom; docs/statistics.md)")
+              "lineup counts as sampling error (Welch–Satterthwaite degrees of freedom; a lineup of one deal is pooled "
+              "with another; plain where an entrant met one lineup; docs/statistics.md)")
 
 
 def stratified_interval(values: npt.ArrayLike, strata: npt.ArrayLike, level: float = LEVEL) -> Interval:
@@ -124,13 +125,19 @@ def stratified_interval(values: npt.ArrayLike, strata: npt.ArrayLike, level: flo
     lineup by its share of the deals whatever the cards: the differences *between* lineups are not sampling error
     and the plain interval, which counts them as such, is too wide (for an entrant with a strong and a weak
     table, several times). The mean is the plain mean; its variance is the stratified-sampling one,
-    sum over strata of (n_h / n)² s_h² / n_h. A stratum with a single deal has no variance of its own: then the
-    plain `mean_interval` (wider, never too narrow). ``sd`` is the SD that gives that variance (se × sqrt(n)).
+    sum over strata of (n_h / n)² s_h² / n_h. A stratum of a single deal has no variance of its own: it is pooled
+    with the smallest other stratum (collapsed strata: the pooled variance also holds the gap between them, so the
+    interval can only widen on average). Left with one stratum, it is the plain `mean_interval`. ``sd`` is the SD
+    that gives the variance (se × sqrt(n)); ``df`` is set only when the interval is stratified.
     """
     x = np.asarray(values, dtype=float)
     _, code = np.unique(np.asarray(strata), return_inverse=True)
     counts = np.bincount(code)
-    if len(counts) < 2 or counts.min() < 2:
+    while len(counts) > 1 and counts.min() < 2:
+        order = np.argsort(counts, kind="stable")
+        code = np.unique(np.where(code == order[0], order[1], code), return_inverse=True)[1]
+        counts = np.bincount(code)
+    if len(counts) < 2:
         return mean_interval(x, level)
     n = len(x)
     means = np.bincount(code, weights=x) / counts
@@ -226,6 +233,7 @@ def interval_table(df: pd.DataFrame, value: str, groups: list[str], unit: str = 
     if bounds is not None:
         out["ci_low"] = out["ci_low"].clip(lower=bounds[0])
         out["ci_high"] = out["ci_high"].clip(upper=bounds[1])
+    out["half_width"] = half  # before any clipping to ``bounds``: what the width scales from
     out["sem"] = agg["std"] / np.sqrt(agg["count"])
     out["deals" if unit == "deal" else "units"] = agg["count"].astype(int)
     out["games"] = n_games.to_numpy().astype(int)
