@@ -4,6 +4,7 @@ adjusted means on real runs."""
 from __future__ import annotations
 
 import dataclasses
+import math
 from itertools import combinations
 
 import numpy as np
@@ -317,11 +318,13 @@ def test_adjusted_games_keep_the_mean_and_name_their_columns(runs):
 
 # ----- in use ------------------------------------------------------------------------------------------------------
 def test_the_run_summary_shows_luck_adjusted_net_and_says_so(runs):
+    from treasure_sim.study.stats import stopping_width
     from treasure_sim.study.summary import render, run_summary
 
     adjusted, raw = run_summary(runs[0], replicates=20), run_summary(runs[0], replicates=20, net="raw")  # default first
     assert all(r.net_adjusted is not None for r in adjusted.rows) and all(r.net_adjusted is None for r in raw.rows)
-    assert adjusted.half_widths("net") == {r.entrant: r.net_adjusted.half_width for r in adjusted.rows}
+    assert adjusted.half_widths("net") == {r.entrant: stopping_width(r.net_adjusted) for r in adjusted.rows}
+    assert all(math.isinf(w) for w in adjusted.half_widths("net").values())  # 10 deals: too few to stop on
     assert "luck-adjusted net $ per game" in render(adjusted) and "luck-adjusted" not in render(raw)
     assert (runs[0] / luck.CACHE_FILE).exists()
 

@@ -355,7 +355,7 @@ def adjust(games: pd.DataFrame, luck: pd.DataFrame) -> pd.DataFrame:
 
 # ----- results folders ----------------------------------------------------------------------------------------
 CACHE_FILE = "luck.parquet"  # in the results folder: the luck of every game and seat, part by part
-CACHE_VERSION = "2"  # bump when the luck of a hand would change, to recompute old caches
+CACHE_VERSION = "3"  # bump when the luck of a hand would change, to recompute old caches
 
 
 def folder_luck(path: str | Path, settings: Settings = Settings(), allow_damaged: bool = False) -> pd.DataFrame:

@@ -25,6 +25,7 @@ from .stats import (
     fit_strengths,
     format_interval,
     method,
+    stopping_width,
     stratified_interval,
 )
 
@@ -74,14 +75,16 @@ class RunSummary:
         return sorted(self.rows, key=lambda r: place[r.entrant])
 
     def half_widths(self, metric: str = "strength") -> dict[str, float]:
-        """Each entrant's interval half-width of ``metric`` (strength, win_share or net): what --until-ci watches."""
+        """Each entrant's interval half-width of ``metric`` (strength, win_share or net) as --until-ci watches it:
+        win share and net through `stats.stopping_width` (infinite until the interval has enough degrees of freedom
+        to stop on)."""
         if metric not in METRICS:
             raise ValueError(f"unknown metric {metric!r}; choose one of {', '.join(METRICS)}")
         if metric == "strength":
             if self.strengths is None:
                 return {r.entrant: float("nan") for r in self.rows}
             return dict(zip(self.strengths.names, self.strengths.half_width.tolist(), strict=True))
-        return {r.entrant: (r.win if metric == "win_share" else r.shown_net).half_width for r in self.rows}
+        return {r.entrant: stopping_width(r.win if metric == "win_share" else r.shown_net) for r in self.rows}
 
 
 def run_summary(out: Path, level: float = LEVEL, replicates: int = 1000, net: str = DEFAULT_NET) -> RunSummary:
