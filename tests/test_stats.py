@@ -15,7 +15,7 @@ import pytest
 from scipy.stats import ttest_1samp
 
 from treasure_sim.study import analysis as an
-from treasure_sim.study import stats
+from treasure_sim.study import precision, stats
 from treasure_sim.study.markdown import cell
 
 # the default experiment's design: six entrants, three four-seat lineups in which every pair meets once
@@ -170,10 +170,10 @@ def test_adjust_keeps_untested_cells_out_of_the_family_and_names_the_method():
 
 
 # ----- stopping on precision ------------------------------------------------------------------------------------
-def _grown(x, target, start=stats.MIN_DEALS, max_deals=None):
-    """Run `stats.until_precise` on one stream of per-deal values; return its result and the final interval."""
+def _grown(x, target, start=precision.MIN_DEALS, max_deals=None):
+    """Run `precision.until_precise` on one stream of per-deal values; return its result and the final interval."""
     n = [0]
-    stopped = stats.until_precise(lambda deals: n.__setitem__(0, deals),
+    stopped = precision.until_precise(lambda deals: n.__setitem__(0, deals),
                                   lambda: stats.mean_interval(x[:n[0]]).half_width, target, start,
                                   max_deals or len(x))
     return stopped, stats.mean_interval(x[:stopped.deals])
@@ -191,7 +191,7 @@ def test_until_ci_stops_at_the_first_batch_that_is_precise_enough():
     capped, _ = _grown(x, target=0.01, max_deals=800)
     assert not capped.reached and capped.deals == 800 and "--max-deals" in capped.reason(0.01, "net")
     with pytest.raises(ValueError, match="> 0"):
-        stats.until_precise(lambda n: None, lambda: 1.0, 0, 10, 100)
+        precision.until_precise(lambda n: None, lambda: 1.0, 0, 10, 100)
 
 
 @pytest.mark.parametrize(("metric", "target", "least"), [
@@ -219,7 +219,7 @@ def test_stopping_on_precision_keeps_coverage(metric, target, least):
 
 @pytest.mark.parametrize(("shape", "target", "least"), [(4.0, 6.0, 0.935), (0.5, 6.0, 0.925)])
 def test_stopping_on_precision_keeps_coverage_with_stratified_intervals(shape, target, least):
-    """The summary's intervals are stratified by lineup, and --until-ci stops on their `stats.stopping_width`: an
+    """The summary's intervals are stratified by lineup, and --until-ci stops on their `precision.stopping_width`: an
     entrant at the default run's three lineups (means -90, +20, +180; SDs 10, 60, 25), noise of gamma skewness 1
     (shape 4) or 2.8 (shape 0.5); 600 runs each. Without the degrees-of-freedom floor of `stopping_width` the
     heavy-skew case covers 0.91 (stopping after ~150 deals on a quiet stretch of the widest lineup)."""
@@ -233,10 +233,10 @@ def test_stopping_on_precision_keeps_coverage_with_stratified_intervals(shape, t
         played = [0]
 
         def widest(x=x, lineup=lineup, played=played):
-            return stats.stopping_width(stats.stratified_interval(x[:played[0]], lineup[:played[0]]))
+            return precision.stopping_width(stats.stratified_interval(x[:played[0]], lineup[:played[0]]))
 
-        stopped = stats.until_precise(lambda d, played=played: played.__setitem__(0, d), widest, target,
-                                      stats.MIN_DEALS, 4000)
+        stopped = precision.until_precise(lambda d, played=played: played.__setitem__(0, d), widest, target,
+                                      precision.MIN_DEALS, 4000)
         final = stats.stratified_interval(x[:stopped.deals], lineup[:stopped.deals])
         truth = means[lineup[:stopped.deals]].mean()  # the design mean of the deals played
         hits += final.low <= truth <= final.high
@@ -248,13 +248,13 @@ def test_stopping_on_precision_keeps_coverage_with_stratified_intervals(shape, t
 def test_the_stopping_width_waits_for_enough_degrees_of_freedom():
     rng = np.random.default_rng(8)
     plain = stats.mean_interval(rng.normal(size=99))
-    assert math.isinf(stats.stopping_width(plain))
-    assert stats.stopping_width(stats.mean_interval(rng.normal(size=100))) < 1
+    assert math.isinf(precision.stopping_width(plain))
+    assert precision.stopping_width(stats.mean_interval(rng.normal(size=100))) < 1
     x, lineup = _lineup_deals(rng, 150)  # the SD-60 lineup dominates: Welch df near its 49 deals
     narrow = stats.stratified_interval(x, lineup)
-    assert narrow.df < 99 and math.isinf(stats.stopping_width(narrow))
+    assert narrow.df < 99 and math.isinf(precision.stopping_width(narrow))
     x, lineup = _lineup_deals(rng, 600)
-    assert stats.stopping_width(stats.stratified_interval(x, lineup)) < 10
+    assert precision.stopping_width(stats.stratified_interval(x, lineup)) < 10
 
 
 def test_stopping_on_significance_is_what_breaks_the_error_rate():
@@ -269,11 +269,11 @@ def test_stopping_on_significance_is_what_breaks_the_error_rate():
 
 
 def test_deals_needed_follow_the_square_root_law():
-    assert stats.deals_needed(0.2, 100, 0.1) == 400
-    assert stats.next_deals(100, 0.2, 0.1, 10_000) == 150  # capped at +50%
-    assert stats.next_deals(100, 0.11, 0.1, 10_000) == 121  # planned: 100 x 1.21
-    assert stats.next_deals(100, 0.101, 0.1, 10_000) == 110  # at least +10%
-    assert stats.next_deals(100, 0.2, 0.1, 120) == 120 and stats.next_deals(100, math.nan, 0.1, 10_000) == 150
+    assert precision.deals_needed(0.2, 100, 0.1) == 400
+    assert precision.next_deals(100, 0.2, 0.1, 10_000) == 150  # capped at +50%
+    assert precision.next_deals(100, 0.11, 0.1, 10_000) == 121  # planned: 100 x 1.21
+    assert precision.next_deals(100, 0.101, 0.1, 10_000) == 110  # at least +10%
+    assert precision.next_deals(100, 0.2, 0.1, 120) == 120 and precision.next_deals(100, math.nan, 0.1, 10_000) == 150
 
 
 # ----- the joint seat test --------------------------------------------------------------------------------------

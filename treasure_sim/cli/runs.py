@@ -68,12 +68,12 @@ def _first_batch(args: argparse.Namespace, out: Path) -> int:
 
 def _grow(args: argparse.Namespace, play: Callable[..., Any], widest: Callable[[Path], float], what: str
           ) -> Callable[..., Any]:
-    """A ``start`` for `execute` that plays batches until --until-ci is met (`stats.until_precise`).
+    """A ``start`` for `execute` that plays batches until --until-ci is met (`precision.until_precise`).
 
     ``play(deals, out, **options)`` brings the folder to ``deals`` deals and returns its report;
-    ``widest(out)`` is the widest half-width of what is watched. Returns (reports, `stats.Stopped`).
+    ``widest(out)`` is the widest half-width of what is watched. Returns (reports, `precision.Stopped`).
     """
-    from ..study.stats import until_precise
+    from ..study.precision import until_precise
 
     max_deals = args.max_deals or MAX_DEALS
 

@@ -381,7 +381,7 @@ def seat_joint_test(games: pd.DataFrame) -> JointTest:
 def planning(games: pd.DataFrame, fitted: Strengths | None = None, level: float = LEVEL) -> pd.DataFrame:
     """Per headline metric and entrant: its interval half-width now, and the run's deals.
 
-    Widths shrink as 1 / sqrt(deals), so a half-width W needs `stats.deals_needed` = deals × (half-width / W)²
+    Widths shrink as 1 / sqrt(deals), so a half-width W needs `precision.deals_needed` = deals × (half-width / W)²
     deals: what `run --until-ci W` would play.
     """
     s = fitted if fitted is not None else fit(games, level=level)

@@ -15,12 +15,12 @@ from . import plots, pokerstats
 from .causal import is_balance_study
 from .designer import run_designer_report
 from .markdown import by_key, cell, entrants_text, md_table, number, record_cell, records, rules_text, save_figure
+from .precision import deals_needed
 from .stats import (
     DEFAULT_NET,
     SEAT_TEST,
     STRATIFIED,
     Strengths,
-    deals_needed,
     direction_flags,
     method,
     multiplicity_text,

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from ..run.store import iter_parts
+from .precision import stopping_width
 from .stats import (
     DEFAULT_NET,
     LEVEL,
@@ -25,7 +26,6 @@ from .stats import (
     fit_strengths,
     format_interval,
     method,
-    stopping_width,
     stratified_interval,
 )
 
@@ -76,7 +76,7 @@ class RunSummary:
 
     def half_widths(self, metric: str = "strength") -> dict[str, float]:
         """Each entrant's interval half-width of ``metric`` (strength, win_share or net) as --until-ci watches it:
-        win share and net through `stats.stopping_width` (infinite until the interval has enough degrees of freedom
+        win share and net through `precision.stopping_width` (infinite until the interval has enough degrees of freedom
         to stop on)."""
         if metric not in METRICS:
             raise ValueError(f"unknown metric {metric!r}; choose one of {', '.join(METRICS)}")
