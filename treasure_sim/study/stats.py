@@ -45,8 +45,9 @@ DEFAULT_NET = "adjusted"  # what the run summary, reports and sweeps show unless
 
 # ----- means, their intervals and tests ------------------------------------------------------------------------
 @lru_cache(maxsize=4096)
-def t_quantile(level: float, df: int) -> float:
-    """The two-sided critical value t with P(|T| < t) = ``level`` for Student's t with ``df`` degrees of freedom."""
+def t_quantile(level: float, df: float) -> float:
+    """The two-sided critical value t with P(|T| < t) = ``level`` for Student's t with ``df`` degrees of freedom
+    (a whole number, or Welch–Satterthwaite's fractional one)."""
     if df < 1:
         return math.nan
     from scipy.stats import t
@@ -148,9 +149,7 @@ def stratified_interval(values: npt.ArrayLike, strata: npt.ArrayLike, level: flo
     if se2 == 0:
         return Interval(m, m, m, n, 0.0, float(n - len(counts)))
     df = se2 ** 2 / float((parts ** 2 / (counts - 1)).sum())
-    from scipy.stats import t
-
-    half = float(t.ppf(0.5 + level / 2, df)) * math.sqrt(se2)
+    half = t_quantile(level, df) * math.sqrt(se2)
     return Interval(m, m - half, m + half, n, math.sqrt(se2 * n), df)
 
 
