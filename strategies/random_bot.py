@@ -1,5 +1,8 @@
 """Random: uniform over the legal action kinds, then over the legal sizes; a coin for every choice.
 
+Its betting answers are `Mixed`: it picks a raise size, then declares an equal chance for every legal kind and lets
+the engine draw, so the luck analysis can take the luck of that draw out of everyone's results (docs/luck.md).
+
 The baseline every other bot must beat, and the engine's fuzzer: it reaches every legal path.
 Knobs: ``stop_chance`` (vote to stop before a hand), ``draw_chance`` (take each Hearts draw).
 """
@@ -7,7 +10,7 @@ Knobs: ``stop_chance`` (vote to stop before a hand), ``draw_chance`` (take each 
 from __future__ import annotations
 
 from treasure_sim.game.cards import SPADES, SUIT
-from treasure_sim.game.strategy import RAISE, Action, Observation, Steal, Strategy
+from treasure_sim.game.strategy import RAISE, Action, Mixed, Observation, Steal, Strategy
 
 
 class RandomBot(Strategy):
@@ -17,7 +20,13 @@ class RandomBot(Strategy):
         self.stop_chance = stop_chance
         self.draw_chance = draw_chance
 
-    def act(self, obs: Observation) -> Action:
+    def act(self, obs: Observation) -> Mixed:
+        actions = tuple(Action.raise_to(int(self.rng.integers(obs.min_raise_to, obs.max_raise_to + 1)))
+                        if kind == RAISE else Action(kind) for kind in obs.legal)
+        return Mixed(actions, (1 / len(actions),) * len(actions))
+
+    def pick(self, obs: Observation) -> Action:
+        """The same choice drawn from the bot's own stream: for a subclass that wants to look at the action."""
         kind = obs.legal[int(self.rng.integers(len(obs.legal)))]
         if kind == RAISE:
             return Action.raise_to(int(self.rng.integers(obs.min_raise_to, obs.max_raise_to + 1)))

@@ -47,7 +47,7 @@ class NoFreeFold(RandomBot):
     """Random, but checks instead of folding when checking is free, and often shoves."""
 
     def act(self, obs):
-        action = super().act(obs)
+        action = self.pick(obs)
         if action.kind == "fold" and obs.to_call == 0:
             return Action.check()
         if action.kind == "raise" and self.rng.random() < 0.3:

@@ -180,7 +180,7 @@ def _lineup():
     (RuleSet(clubs=False, max_hands=40), {0: {"clubs"}, 3: {"clubs"}}),  # the power is off for everyone
     (RuleSet(diamonds=False, spades=False, max_hands=40), {2: {"diamonds", "spades"}}),
 ])
-@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("seed", [1, 2])
 def test_restricting_a_power_that_cannot_matter_gives_exactly_the_same_game(rules, restrict, seed):
     zones = {0: "9s Td 4c", 2: "Jd 8s", 3: "Kc"}
     free = play_game(_lineup(), rules, seed=seed, treasures=zones)

@@ -36,7 +36,7 @@ class Shover(RandomBot):
         self.free_folds = free_folds
 
     def act(self, obs):
-        action = super().act(obs)
+        action = self.pick(obs)
         if action.kind == "fold" and obs.to_call == 0 and not self.free_folds:
             return Action.check()
         if action.kind == "raise" and self.rng.random() < 0.3:

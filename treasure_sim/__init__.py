@@ -1,9 +1,9 @@
 """treasure-sim: a fast, rule-exact bot-tournament simulator for Treasure Poker."""
 
 from .game.engine import Game, StrategyError, play_game
-from .game.history import ActionEvent, GameResult, HandRecord, PotResult, ShownHand, StealEvent
+from .game.history import ActionEvent, GameResult, HandRecord, MixedDecision, PotResult, ShownHand, StealEvent
 from .game.rules import RuleSet
-from .game.strategy import Action, Observation, Steal, Strategy
+from .game.strategy import Action, Mixed, Observation, Steal, Strategy
 from .run.loader import load_strategy
 
 __version__ = "0.1.0"
@@ -14,6 +14,8 @@ __all__ = [
     "Game",
     "GameResult",
     "HandRecord",
+    "Mixed",
+    "MixedDecision",
     "Observation",
     "PotResult",
     "RuleSet",

@@ -15,9 +15,12 @@ from typing import Any
 
 import numpy as np
 
-from .strategy import ACTION_KINDS, Action, Steal
+from .strategy import ACTION_KINDS, MAX_CHOICES, Action, Mixed, Steal
 
 NUMPY_INTS = frozenset(np.dtype(code).type for code in np.typecodes["AllInteger"])
+NUMPY_FLOATS = frozenset(np.dtype(code).type for code in np.typecodes["Float"])
+CHANCE_TOLERANCE = 1e-6
+"""How far from 1 the chances of a `Mixed` answer may add up (rounding)."""
 _KINDS = frozenset(ACTION_KINDS)
 _ACTION_KIND, _ACTION_AMOUNT = Action.__dict__["kind"], Action.__dict__["amount"]  # the slots themselves
 _TYPE_NAME = type.__dict__["__name__"]  # a metaclass cannot override what this reads
@@ -53,6 +56,42 @@ def read_action(answer: Any) -> tuple[str, Any]:
     if type(kind) is not str or kind not in _KINDS:
         raise BadAnswer(f"act: unknown action kind {safe_repr(kind)}")
     return kind, amount
+
+
+def exact_chance(value: Any) -> float | None:
+    """``value`` as a float if it is exactly a float, int or numpy float or integer, finite and from 0 to 1."""
+    kind = type(value)
+    number = float(value) if kind is float or kind is int or kind in NUMPY_FLOATS or kind in NUMPY_INTS else None
+    return number if number is not None and 0.0 <= number <= 1.0 else None  # NaN fails both comparisons
+
+
+def read_mixed(answer: Any) -> list[tuple[str, Any, float]]:
+    """(kind, amount, chance) of every choice of a `Mixed` answer, read once from the tuples themselves; else
+    `BadAnswer`. The chances must add up to 1 (within ``CHANCE_TOLERANCE``)."""
+    if not issubclass(type(answer), Mixed) or tuple.__len__(answer) != 2:
+        raise BadAnswer(f"act returned {safe_repr(answer)}, not an Action or a Mixed")
+    actions, chances = tuple.__getitem__(answer, 0), tuple.__getitem__(answer, 1)
+    if type(actions) not in (tuple, list) or type(chances) not in (tuple, list):
+        raise BadAnswer("act: a Mixed answer's actions and chances must be tuples or lists")
+    actions, chances = tuple(actions), tuple(chances)  # exact tuples or lists: copying runs no bot code
+    if not 1 <= len(actions) <= MAX_CHOICES or len(chances) != len(actions):
+        raise BadAnswer(f"act: a Mixed answer needs 1 to {MAX_CHOICES} actions and one chance each, got "
+                        f"{len(actions)} actions and {len(chances)} chances")
+    choices = []
+    for action, value in zip(actions, chances, strict=True):
+        try:
+            kind, amount = read_action(action)
+        except BadAnswer:
+            raise BadAnswer(f"act: a Mixed answer holds {safe_repr(action)}, not an Action") from None
+        chance = exact_chance(value)
+        if chance is None:
+            raise BadAnswer(f"act: the chance of {kind} in a Mixed answer is {safe_repr(value)}, not a number "
+                            f"from 0 to 1")
+        choices.append((kind, amount, chance))
+    total = sum(c for _, _, c in choices)
+    if abs(total - 1.0) > CHANCE_TOLERANCE:
+        raise BadAnswer(f"act: the chances of a Mixed answer add up to {total:.9g}, not 1")
+    return choices
 
 
 def read_steal(answer: Any) -> tuple[int, int, int]:

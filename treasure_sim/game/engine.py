@@ -16,7 +16,7 @@ import numpy as np
 from . import evaluator
 from .betting import bet_limits, split_pots, uncalled_bet
 from .cards import make_deck
-from .history import GameResult, HandRecord, ShownHand, name_quintet
+from .history import GameResult, HandRecord, MixedDecision, ShownHand, name_quintet
 from .powers import (
     Restrict,
     award_new_treasure,
@@ -120,6 +120,8 @@ class Game:
         self._hands: list[HandRecord] = []
         self.end_reason: str | None = None
         self.table.reshuffle(self._card_rng, stacked)
+        for seat, mix_seed in zip(self.seats, mix_seeds(card_seed, n), strict=True):
+            seat.mix_rng = np.random.default_rng(mix_seed)
         for seat in self.seats:  # each bot gets its own copy of the rules, in setup and in every observation
             seat.setup(n, self.table.bot_rules[seat.index], np.random.default_rng(seat_seeds[seat.index]))
         self._told = any("on_hand_end" in seat.asks for seat in self.seats)  # anyone to tell after a hand?
@@ -320,7 +322,12 @@ class Game:
             lim = bet_limits(rules, rnd, high, my_bet, stack, largest, raises, h.pot, answerable)
             legal = _LEGAL[lim[0] == 0][lim[2] > 0]
             obs = observe(t, h, s, "bet", lim[0], lim[1], lim[2], legal)
-            kind, target = seats[s].act(obs, lim, my_bet)
+            seat = seats[s]
+            kind, target = seat.act(obs, lim, my_bet)
+            if seat.mixed is not None:  # drawn from declared chances: what the action correction needs
+                h.mixed.append(MixedDecision(rnd, s, seat.mixed, tuple(h.committed), tuple(
+                    [dealt and not f for dealt, f in zip(h.in_hand, folded, strict=True)]), lim[0], kind == FOLD))
+                seat.mixed = None
             if kind == FOLD:
                 h.fold(rnd, s)
                 del reach[s]
@@ -352,6 +359,15 @@ class Game:
         h.shown = shown
         t.showdowns = t.showdowns + tuple(shown)
         return dict(zip(seats, scores, strict=True))
+
+
+def mix_seeds(card_seed: np.random.SeedSequence, n: int) -> list[np.random.SeedSequence]:
+    """One stream per seat for drawing `Mixed` answers: children of the card seed, which no bot sees, so no bot can
+    predict its draws from its own generator's seed; separate per seat, so one bot's draws change no one else's."""
+    return [np.random.SeedSequence(card_seed.entropy, spawn_key=(*card_seed.spawn_key, _MIX_KEY, s)) for s in range(n)]
+
+
+_MIX_KEY = 0x6D6978  # "mix": a spawn-key branch the card stream never uses
 
 
 def _best_two(reach: dict[int, int]) -> tuple[tuple[int, int], tuple[int, int]]:

@@ -35,6 +35,19 @@ class ActionEvent(NamedTuple):
     all_in: bool = False
 
 
+class MixedDecision(NamedTuple):
+    """A betting decision the engine drew from chances a bot declared (`strategy.Mixed`), as the luck analysis needs
+    it: the action correction compares folding with going on (docs/luck.md)."""
+
+    round: int
+    seat: int
+    fold_chance: float  # the declared chance of folding
+    committed: tuple[int, ...]  # every seat's chips in this hand just before the decision
+    still_in: tuple[bool, ...]  # every seat dealt in and not folded just before the decision
+    to_call: int  # what going on (a check, call or raise, until someone answers it) puts in: at most the stack
+    folded: bool  # what the engine drew
+
+
 class ShownHand(NamedTuple):
     """A hand revealed at showdown (step 12) and the quintet it plays (step 13).
 
@@ -153,6 +166,7 @@ class HandRecord(NamedTuple):
     treasure_passed_to: int | None = None  # restricted play: the folder who took it, the last folder being barred
     given_up: tuple[tuple[int, str], ...] = ()  # (seat, card): Treasures given up at the zone limit, back in the deck
     removed: tuple[str, ...] = ()  # cards out of the game for good this hand (spent Diamonds, if so ruled)
+    mixed: tuple[MixedDecision, ...] = ()  # decisions drawn from declared chances; not in the public record
 
     @property
     def pot(self) -> int:
@@ -174,14 +188,15 @@ class HandRecord(NamedTuple):
         return tuple(seen)
 
     def public(self, seat: int | None = None) -> HandRecord:
-        """The record as every player may see it: hole cards of unshown hands hidden (rulings §10).
+        """The record as every player may see it: hole cards of unshown hands hidden (rulings §10), no bot's
+        declared chances (``mixed``).
 
         A new record each call. With ``seat``, as that seat's bot is told it: only its own errors.
         """
         shown = {s.seat for s in self.shown}
         hole = tuple([h if s in shown else None for s, h in enumerate(self.hole)])
         errors = self.errors if seat is None else tuple([e for e in self.errors if e[0] == seat])
-        return self._replace(hole=hole, errors=errors)
+        return self._replace(hole=hole, errors=errors, mixed=())  # declared chances are each bot's own business
 
     def to_dict(self) -> dict[str, Any]:
         return _jsonable(self)
@@ -197,7 +212,7 @@ class HandRecord(NamedTuple):
 
 
 _SILENT_DEFAULTS: dict[type, dict[str, Any]] = {
-    HandRecord: {"treasure_passed_to": None, "given_up": (), "removed": ()}}
+    HandRecord: {"treasure_passed_to": None, "given_up": (), "removed": (), "mixed": ()}}
 """Fields a record writes only when they differ from these values: added with later rules (restricted play, the
 zone limit, spent Diamonds removed), so a game that does not use those rules is written exactly as before."""
 

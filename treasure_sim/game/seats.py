@@ -32,12 +32,13 @@ from .answers import (
     read_action,
     read_bool,
     read_cards,
+    read_mixed,
     read_steal,
     safe_repr,
     type_name,
 )
 from .betting import BetLimits, action_problem
-from .strategy import ACTION_KINDS, CALL, CHECK, FOLD, RAISE, Action, Observation, Steal, Strategy
+from .strategy import ACTION_KINDS, CALL, CHECK, FOLD, RAISE, Action, Mixed, Observation, Steal, Strategy
 from .timeouts import Alarm, DecisionTimeout, alarm_usable, ring_overdue
 
 if TYPE_CHECKING:
@@ -119,7 +120,8 @@ class Seat:
     """
 
     __slots__ = ("_alarm", "asks", "benched", "bot", "decisions", "errors", "index", "label", "limit",
-                 "max_timeouts", "own_limit", "plain", "seconds", "strict", "table", "timeouts", "votes")
+                 "max_timeouts", "mix_rng", "mixed", "own_limit", "plain", "seconds", "strict", "table", "timeouts",
+                 "votes")
 
     def __init__(self, index: int, bot: Strategy, table: Table, *, strict: bool = False,
                  limit: float | None = None, max_timeouts: int | None = 3) -> None:
@@ -140,6 +142,8 @@ class Seat:
         self.own_limit = False
         self.label = type_name(bot)
         self._alarm = Alarm(limit) if limit is not None else None
+        self.mix_rng: np.random.Generator | None = None  # the engine's own stream for drawing Mixed answers
+        self.mixed: float | None = None  # the fold chance of the Mixed answer just drawn; the engine resets it
 
     def __repr__(self) -> str:
         return f"Seat({self.index}, {self.label})"
@@ -287,6 +291,8 @@ class Seat:
                 return self._refuse_action(f"act: unknown action kind {safe_repr(kind)}", lim, my_bet)
         elif answer is _FAILED:
             return self._refuse_action(None, lim, my_bet)
+        elif issubclass(type(answer), Mixed):
+            return self._draw(answer, lim, my_bet)
         else:
             try:
                 kind, amount = read_action(answer)
@@ -295,6 +301,37 @@ class Seat:
         problem = action_problem(kind, amount, lim)
         if problem is not None:
             return self._refuse_action(f"act: {problem}", lim, my_bet)
+        if kind == RAISE:
+            return RAISE, exact_int(amount)  # type: ignore[return-value]  # checked by action_problem
+        if kind == FOLD:
+            return FOLD, my_bet
+        return (CALL, my_bet + lim.to_call) if lim.to_call else (CHECK, my_bet)
+
+    def _draw(self, answer: Mixed, lim: BetLimits, my_bet: int) -> tuple[str, int]:
+        """A `Mixed` answer: every choice read and checked, then one drawn from the engine's stream for this seat.
+
+        The fold chance is left in ``mixed`` for the engine's record. Nothing the bot can see or seed decides the
+        draw, so the declared chances are the ones the action came from.
+        """
+        try:
+            choices = read_mixed(answer)
+        except BadAnswer as bad:
+            return self._refuse_action(str(bad), lim, my_bet)
+        for kind, amount, _ in choices:
+            problem = action_problem(kind, amount, lim)
+            if problem is not None:
+                return self._refuse_action(f"act: {problem} (in a Mixed answer)", lim, my_bet)
+        if self.mix_rng is None:
+            self.mix_rng = np.random.default_rng()  # a Seat used outside a Game: still never the bot's stream
+        point = self.mix_rng.random() * sum(c for _, _, c in choices)
+        kind, amount = next((k, a) for k, a, c in reversed(choices) if c > 0)  # if rounding leaves point unmatched
+        running = 0.0
+        for k, a, c in choices:
+            running += c
+            if c > 0 and point < running:
+                kind, amount = k, a
+                break
+        self.mixed = sum(c for k, _, c in choices if k == FOLD) / sum(c for _, _, c in choices)
         if kind == RAISE:
             return RAISE, exact_int(amount)  # type: ignore[return-value]  # checked by action_problem
         if kind == FOLD:

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from .cards import CLUBS, RANK_BIT, SUIT, format_card, is_joker, parse_cards, value_of
-from .history import ActionEvent, HandRecord, PotResult, ShownHand, StealEvent
+from .history import ActionEvent, HandRecord, MixedDecision, PotResult, ShownHand, StealEvent
 from .rules import RuleSet
 from .strategy import Observation
 
@@ -192,9 +192,9 @@ class Hand:
     """
 
     __slots__ = ("_view", "actions", "all_in", "bets", "committed", "drawn", "errors_before", "folded", "given_up",
-                 "hands", "hole", "in_hand", "last_folder", "live", "new_treasure", "order", "passed_to", "pot", "pots",
-                 "ran_out", "removed_before", "returned", "revealed", "round", "shared", "shown", "spades_moved",
-                 "start_money", "steals", "taken", "void", "zones_before")
+                 "hands", "hole", "in_hand", "last_folder", "live", "mixed", "new_treasure", "order", "passed_to",
+                 "pot", "pots", "ran_out", "removed_before", "returned", "revealed", "round", "shared", "shown",
+                 "spades_moved", "start_money", "steals", "taken", "void", "zones_before")
 
     def __init__(self, table: Table, errors_before: list[int] | None = None) -> None:
         n = table.n
@@ -229,6 +229,7 @@ class Hand:
         self.taken: int | None = None
         self.passed_to: int | None = None  # restricted play: who took the New Treasure in the last folder's place
         self.given_up: list[tuple[int, str]] = []  # (seat, card) given up at the zone limit
+        self.mixed: list[MixedDecision] = []  # betting decisions drawn from a bot's declared chances
         self.removed_before = len(table.removed)  # cards out of the game before this hand
         self.void = self.ran_out = False
 
@@ -368,6 +369,7 @@ class Hand:
             self.passed_to,
             tuple(self.given_up),
             names(removed[self.removed_before:]) if len(removed) > self.removed_before else (),
+            tuple(self.mixed),
         )
 
 

@@ -51,6 +51,27 @@ class Action:
 
 _FOLD, _CHECK, _CALL = Action(FOLD), Action(CHECK), Action(CALL)
 
+MAX_CHOICES = 64
+"""The most actions one `Mixed` answer may name."""
+
+
+class Mixed(NamedTuple):
+    """A mixed betting decision: the engine draws one of ``actions`` with the given ``chances``.
+
+    Why let the engine draw: the analysis can then take the luck of the draw out of the results (AIVAT's action
+    correction, docs/luck.md), and that is fair only if the chances are the ones the action really came from.
+    The draw uses a stream of the engine's own, separate for each seat, that no bot can read or predict.
+    ``chances`` are non-negative and add up to 1; every action must be legal. Build one with `Mixed.of`.
+    """
+
+    actions: tuple[Action, ...]
+    chances: tuple[float, ...]
+
+    @staticmethod
+    def of(choices: dict[Action, float]) -> Mixed:
+        """``Mixed.of({Action.fold(): 0.25, Action.call(): 0.75})``."""
+        return Mixed(tuple(choices), tuple(float(p) for p in choices.values()))
+
 
 class Steal(NamedTuple):
     """A Diamonds steal: spend my Diamonds Treasure ``diamond``, take ``card`` from seat ``victim``'s zone.
@@ -133,8 +154,8 @@ class Strategy:
     def setup(self, seat: int, n_players: int, rules: RuleSet, rng: np.random.Generator) -> None:
         self.seat, self.n_players, self.rules, self.rng = seat, n_players, rules, rng
 
-    def act(self, obs: Observation) -> Action:
-        """A betting decision. Default: check when free, else fold."""
+    def act(self, obs: Observation) -> Action | Mixed:
+        """A betting decision, or a `Mixed` one for the engine to draw. Default: check when free, else fold."""
         return Action.check() if CHECK in obs.legal else Action.fold()
 
     def move_spades(self, obs: Observation) -> list[int]:

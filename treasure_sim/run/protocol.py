@@ -13,9 +13,9 @@ import dataclasses
 from typing import Any
 
 from ..game.cards import format_card, parse_card
-from ..game.history import ActionEvent, HandRecord, PotResult, ShownHand, StealEvent
+from ..game.history import ActionEvent, HandRecord, MixedDecision, PotResult, ShownHand, StealEvent
 from ..game.rules import RuleSet
-from ..game.strategy import ACTION_KINDS, Action, Observation, Steal
+from ..game.strategy import ACTION_KINDS, Action, Mixed, Observation, Steal
 
 PROTOCOL_VERSION = 1
 METHODS = ("setup", "act", "move_spades", "draw_heart", "choose_joker_treasure", "make_room", "steal",
@@ -99,15 +99,36 @@ def _field(reply: dict[str, Any], name: str, method: str) -> Any:
     return reply[name]
 
 
+def _action_from_json(reply: Any) -> Action:
+    if type(reply) is not dict:
+        raise ProtocolError(f"an action must be an object with an 'action' field, got {reply!r}"[:300])
+    kind, amount = _field(reply, "action", "act"), reply.get("amount", 0)
+    if type(kind) is not str or kind not in ACTION_KINDS:
+        raise ProtocolError(f"action must be one of {', '.join(ACTION_KINDS)}, got {kind!r}")
+    if type(amount) is not int:
+        raise ProtocolError(f"amount must be a whole number, got {amount!r}")
+    return Action(kind, amount)
+
+
+def _mixed_from_json(choices: Any) -> Mixed:
+    """``[{"action": ..., "amount": ..., "chance": ...}, ...]`` as a `Mixed` (its chances checked by the engine)."""
+    if type(choices) is not list:
+        raise ProtocolError(f"mixed must be a list of actions with a chance each, got {choices!r}"[:300])
+    chances = []
+    for choice in choices:
+        chance: Any = choice.get("chance") if type(choice) is dict else None
+        if type(chance) not in (int, float):
+            raise ProtocolError(f"every action in mixed needs a numeric 'chance', got {choice!r}"[:300])
+        chances.append(float(chance))
+    return Mixed(tuple(_action_from_json(c) for c in choices), tuple(chances))
+
+
 def answer_from_json(method: str, reply: dict[str, Any], options: tuple = ()) -> Any:
     """A bot's JSON answer as the Python answer its `Strategy` method would return (checked again by the engine)."""
     if method == "act":
-        kind, amount = _field(reply, "action", method), reply.get("amount", 0)
-        if type(kind) is not str or kind not in ACTION_KINDS:
-            raise ProtocolError(f"action must be one of {', '.join(ACTION_KINDS)}, got {kind!r}")
-        if type(amount) is not int:
-            raise ProtocolError(f"amount must be a whole number, got {amount!r}")
-        return Action(kind, amount)
+        if "mixed" in reply:
+            return _mixed_from_json(reply["mixed"])
+        return _action_from_json(reply)
     if method == "move_spades":
         cards = _field(reply, "cards", method)
         if type(cards) is not list:
@@ -179,7 +200,8 @@ def _record(cls: type, data: dict[str, Any]) -> Any:
 
 def hand_record_from_json(data: dict[str, Any]) -> HandRecord:
     """A hand record as a bot in-process would have been told it (``on_hand_end``)."""
-    nested = {"actions": ActionEvent, "shown": ShownHand, "pots": PotResult, "steals": StealEvent}
+    nested = {"actions": ActionEvent, "shown": ShownHand, "pots": PotResult, "steals": StealEvent,
+              "mixed": MixedDecision}
     fields: dict[str, Any] = {}
     for name in _fields(HandRecord):
         if name in data:
@@ -197,6 +219,9 @@ def options_from_json(method: str, options: list[Any]) -> tuple:
 def answer_to_json(method: str, answer: Any, options: tuple = ()) -> dict[str, Any]:
     """What a `Strategy`'s Python answer is on the wire (the host's reply)."""
     if method == "act":
+        if isinstance(answer, Mixed):
+            return {"mixed": [{"action": a.kind, "amount": a.amount, "chance": float(p)}
+                              for a, p in zip(answer.actions, answer.chances, strict=True)]}
         return {"action": answer.kind, "amount": answer.amount}
     if method == "move_spades":
         return {"cards": [format_card(int(c)) for c in answer]}

@@ -143,6 +143,17 @@ def seat_rows(cols: Columns, experiment: str, game_id: int, hands: Sequence[Hand
                 cols[name].append(value)
 
 
+def mixed_rows(cols: Columns, experiment: str, game_id: int, hands: Sequence[HandRecord]) -> None:
+    """Append one row per betting decision drawn from a bot's declared chances: what the action correction reads."""
+    for h in hands:
+        for m in h.mixed:
+            row = {"experiment": experiment, "game_id": game_id, "hand_no": h.hand_no, "seat": m.seat,
+                   "round": m.round, "fold_chance": m.fold_chance, "committed": list(m.committed),
+                   "still_in": list(m.still_in), "to_call": m.to_call, "folded": m.folded}
+            for name, value in row.items():
+                cols[name].append(value)
+
+
 def to_tables(columns: dict[str, Columns]) -> dict[str, pa.Table]:
     """Typed Arrow tables (cheap to pickle back to the parent, written as they are)."""
     return {table: pa.Table.from_pydict(cols, schema=SCHEMAS[table]) for table, cols in columns.items()}

@@ -1,8 +1,8 @@
-"""The results store: the Parquet schemas (one place), part files with checksums, the typed manifest, readers.
+"""The results store: part files with checksums, the typed manifest, readers (the schemas: ``schema.py``).
 
-A results folder holds one Parquet dataset per table (``games/``, ``hands/``, ``seats/``), each cut into parts that
-cover whole deals, plus ``manifest.json`` and ``parts.jsonl`` (a sweep folder holds ``sweep.json`` and one
-results folder per variant). Every part file is written under a hidden temporary name and renamed into
+A results folder holds one Parquet dataset per table (``games/``, ``hands/``, ``seats/``, ``mixed/``), each cut
+into parts that cover whole deals, plus ``manifest.json`` and ``parts.jsonl`` (a sweep folder holds ``sweep.json``
+and one results folder per variant). Every part file is written under a hidden temporary name and renamed into
 place; then one line with its size, row count and SHA-256 is appended to ``parts.jsonl`` (an append-only
 journal, so a long run does not rewrite a growing file), and ``manifest.json`` is replaced atomically. So
 the journal is the truth: readers verify every part they read against it, a missing, truncated or changed
@@ -28,103 +28,23 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from .schema import (  # noqa: F401  (the schemas, re-exported: readers import them from here)
+    END_REASONS,
+    GAME_KEY,
+    GAMES_SCHEMA,
+    HAND_KEY,
+    HANDS_SCHEMA,
+    MIXED_SCHEMA,
+    SCHEMAS,
+    SEATS_SCHEMA,
+    SUIT_COLUMNS,
+    TABLES,
+    WALL_CLOCK_COLUMNS,
+)
+
 FORMAT_VERSION = 2  # 1: no checksums (still readable, not verifiable)
 RUN_MANIFEST, SWEEP_MANIFEST, PARTS_JOURNAL = "manifest.json", "sweep.json", "parts.jsonl"
 HISTORIES_DIR = "histories"  # PHH hand histories of some games (run --histories): beside the tables, not journalled
-_STR = pa.dictionary(pa.int32(), pa.string())  # low-cardinality strings: categorical in pandas
-
-# docs/results-schema.md documents every column; a test keeps the two in step.
-GAMES_SCHEMA = pa.schema([
-    ("experiment", _STR),
-    ("game_id", pa.int64()),
-    ("deal_id", pa.int32()),
-    ("rotation", pa.int8()),
-    ("table_id", pa.int32()),
-    ("seat", pa.int8()),
-    ("n_players", pa.int8()),
-    ("entrant_id", pa.int16()),
-    ("entrant", _STR),
-    ("strategy", _STR),
-    ("params", _STR),
-    ("final_money", pa.int32()),
-    ("net", pa.int32()),
-    ("win_share", pa.float64()),
-    ("rank", pa.int8()),
-    ("eliminated_hand", pa.int32()),
-    ("finish", pa.int8()),
-    ("hands_played", pa.int32()),
-    ("end_reason", _STR),
-    ("decisions", pa.int32()),
-    ("errors", pa.int32()),
-    ("timeouts", pa.int32()),
-    ("first_error", pa.string()),
-    ("treasures", pa.string()),
-    ("treasures_spades", pa.int8()),
-    ("treasures_clubs", pa.int8()),
-    ("treasures_hearts", pa.int8()),
-    ("treasures_diamonds", pa.int8()),
-    ("decision_time", pa.float32()),
-])
-HANDS_SCHEMA = pa.schema([
-    ("experiment", _STR),
-    ("game_id", pa.int64()),
-    ("hand_no", pa.int32()),
-    ("dealer", pa.int8()),
-    ("players_in_hand", pa.int8()),
-    ("pot", pa.int32()),
-    ("players_at_showdown", pa.int8()),
-    ("winners", pa.list_(pa.int8())),
-    ("winning_category", _STR),
-    ("last_folder", pa.int8()),
-    ("new_treasure", pa.string()),
-    ("treasure_taken", pa.string()),
-    ("treasure_taker", pa.int8()),
-    ("spades_moved", pa.int8()),
-    ("hearts_drawn", pa.int8()),
-    ("steals", pa.int8()),
-    ("deck_size", pa.int8()),
-    ("void", pa.bool_()),
-    ("deck_ran_out", pa.bool_()),
-    ("bot_errors", pa.int16()),
-    ("money_after", pa.list_(pa.int32())),
-    ("shared", pa.list_(pa.string())),
-    ("given_up", pa.list_(pa.string())),
-    ("removed", pa.list_(pa.string())),
-])
-SEATS_SCHEMA = pa.schema([
-    ("experiment", _STR),
-    ("game_id", pa.int64()),
-    ("hand_no", pa.int32()),
-    ("seat", pa.int8()),
-    ("stack", pa.int32()),
-    ("net", pa.int32()),
-    ("hole", pa.list_(pa.string())),
-    ("treasures_before", pa.list_(pa.string())),
-    ("put_in", pa.list_(pa.int32())),
-    ("folded_round", pa.int8()),
-    ("bets", pa.int16()),
-    ("calls", pa.int16()),
-    ("checks", pa.int16()),
-    ("vpip", pa.bool_()),
-    ("pfr", pa.bool_()),
-    ("saw_shared", pa.bool_()),
-    ("showdown", pa.bool_()),
-    ("won", pa.int32()),
-    ("last_folder", pa.bool_()),
-    ("treasure_taken", pa.string()),
-    ("spades_moved", pa.list_(pa.string())),
-    ("hearts_drawn", pa.list_(pa.string())),
-    ("steals", pa.int8()),
-    ("stolen_from", pa.int8()),
-    ("errors", pa.int16()),
-])
-SCHEMAS = {"games": GAMES_SCHEMA, "hands": HANDS_SCHEMA, "seats": SEATS_SCHEMA}
-TABLES = tuple(SCHEMAS)
-WALL_CLOCK_COLUMNS = ("decision_time",)  # differ between runs of the same games
-GAME_KEY = ("game_id", "seat")
-HAND_KEY = ("game_id", "hand_no")
-SUIT_COLUMNS = {"s": "treasures_spades", "c": "treasures_clubs", "h": "treasures_hearts", "d": "treasures_diamonds"}
-END_REASONS = ("deck_empty", "all_stopped", "too_few_players", "hand_limit")
 STATUSES = ("running", "complete", "interrupted", "failed")
 
 

@@ -25,7 +25,7 @@ from ..game.seeding import derive, hardened_root_key
 from ..game.strategy import Strategy
 from .experiment import Entrant, Experiment, load_strategy
 from .isolated import IsolatedBot
-from .rows import game_rows, hand_rows, new_columns, seat_rows, to_tables
+from .rows import game_rows, hand_rows, mixed_rows, new_columns, seat_rows, to_tables
 from .schedule import round_robin, seating
 
 log = logging.getLogger(__name__)
@@ -156,6 +156,7 @@ def run_task(task: Task) -> TaskResult:
                       result, task.rules)
             hand_rows(columns["hands"], task.experiment, game_id, result.hands)
             seat_rows(columns["seats"], task.experiment, game_id, result.hands)
+            mixed_rows(columns["mixed"], task.experiment, game_id, result.hands)
             if game_id < task.histories:
                 labels = [task.entrants[e].label for e in seats]
                 histories.append((game_id, game_to_phhs(result, labels, event=task.experiment, table=table_id)))
