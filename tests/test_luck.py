@@ -16,7 +16,7 @@ from treasure_sim.game.cards import format_cards, parse_cards
 from treasure_sim.run.execute import run_experiment
 from treasure_sim.run.experiment import parse_toml
 from treasure_sim.run.store import SCHEMAS
-from treasure_sim.study import luck
+from treasure_sim.study import luck, luck_values
 from treasure_sim.study import luck_hands as lh
 from treasure_sim.study.luck_values import States, first_in_deck, permutations, pots, uncalled, values
 
@@ -254,9 +254,9 @@ def test_each_run_has_its_own_shuffles_and_a_sweep_shares_them(runs):
     assert hands.seed == 3
     which = np.flatnonzero(hands.deal == hands.deal[0])[:3]
     samples = np.full(len(which), 64)
-    mine, _ = luck._shuffles(hands, which, samples)
-    again, _ = luck._shuffles(dataclasses.replace(hands), which, samples)
-    other, _ = luck._shuffles(dataclasses.replace(hands, seed=4), which, samples)
+    mine, _ = luck_values.deal_shuffles(hands, which, samples)
+    again, _ = luck_values.deal_shuffles(dataclasses.replace(hands), which, samples)
+    other, _ = luck_values.deal_shuffles(dataclasses.replace(hands, seed=4), which, samples)
     assert (mine == again).all() and (mine != other).any(axis=1).all()
     from_folder = luck.folder_luck(runs[0]).sort_values(["game_id", "seat"])["luck"].to_numpy()
     direct = luck.game_luck(hands, luck.hand_events(hands)).sort_values(["game_id", "seat"])["luck"].to_numpy()

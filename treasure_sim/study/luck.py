@@ -1,4 +1,4 @@
-"""Luck-adjusted results: control variates over the chance events of every hand (AIVAT-style, chance only).
+"""Luck-adjusted results: control variates over the chance events of every hand and the drawn actions (AIVAT).
 
 At each chance event of a hand (the hole cards, the New Treasure, the shared cards 2-2-1, each Hearts draw) the
 luck of a seat is its value just after the event minus the mean of that value over every outcome the event could
@@ -8,6 +8,9 @@ spread when the value tracks what the cards did to the seat's chips. The value (
 all-cards-known share of the pots as they stand, by exact enumeration or by Monte Carlo over shuffles drawn
 independently of the game's cards (unbiased either way). Events in small pots are left uncorrected (their luck is
 a few chips at most; leaving an event out, decided before it happens, keeps the estimator unbiased).
+
+At a betting decision the engine drew from chances a bot declared (``Mixed``) the luck is that of the draw:
+AIVAT's action correction (`luck_actions`), the event kind "action".
 
 Luck sums to zero over the seats of each event. It is subtracted times a *chip value* per entrant and lineup,
 cross-fitted on other deals (`chip_values`), so that a bot that loses everything anyway is not charged luck it
@@ -26,12 +29,23 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..game.seeding import derive, root_key
 from ..run.store import DamagedResults, read_games, read_manifest, read_part
-from .luck_hands import GAME_COLUMNS, HAND_COLUMNS, NOT_FOLDED, RANK_BITS, SEAT_COLUMNS, Hands, bits, build
-from .luck_values import States, permutations, values
+from .luck_actions import action_events
+from .luck_hands import (
+    GAME_COLUMNS,
+    HAND_COLUMNS,
+    MIXED_COLUMNS,
+    NOT_FOLDED,
+    RANK_BITS,
+    SEAT_COLUMNS,
+    Hands,
+    bits,
+    build,
+)
+from .luck_values import States, deal_shuffles, shuffle_key, values  # noqa: F401  (shuffle_key: luck's own API)
 
-KINDS = ("hole", "treasure", "flop", "turn", "river", "hearts")
+KINDS = ("hole", "treasure", "flop", "turn", "river", "hearts", "action")
+"""The chance events, in the hand's order, then "action": the draws from chances a bot declared (``Mixed``)."""
 LUCK_COLUMNS = tuple(f"luck_{k}" for k in KINDS)
 
 
@@ -196,12 +210,15 @@ def hand_events(h: Hands, settings: Settings = Settings()) -> Events:
     order = np.lexsort((h.hand_no, h.game, h.deal))
     if not (np.diff(order) > 0).all():
         raise ValueError("hands must be sorted by deal, game and hand")
-    out_hand, out_kind, out_pot, out_luck = [], [], [], []
+    out_hand: list[np.ndarray] = []
+    out_kind: list[np.ndarray] = []
+    out_pot: list[np.ndarray] = []
+    out_luck: list[np.ndarray] = []
     skipped = {"hands with an unknown or short deck": int((~usable).sum()), "Hearts draws the record cannot explain": 0}
     for idx in _chunks(h, usable, settings.chunk_hands):
         befores, afters, hands_of, kinds = [], [], [], []
         for code, kind in enumerate(KINDS):
-            if kind not in settings.kinds:
+            if kind not in settings.kinds or kind == "action":  # the actions: `_add_actions`
                 continue
             if kind == "hearts":
                 before, after, which, dropped = _hearts_events(h, idx, chain, settings.hearts_budget)
@@ -220,13 +237,17 @@ def hand_events(h: Hands, settings: Settings = Settings()) -> Events:
             afters.append({k: v[big] for k, v in after.items()})
             hands_of.append(hand[big])
             kinds.append(np.full(int(big.sum()), code))
+        if "action" in settings.kinds and len(h.decisions):
+            parts = action_events(h, idx, settings, KINDS.index("action"))
+            for out, part in zip((out_hand, out_kind, out_pot, out_luck), parts, strict=True):
+                out.append(part)
         if not hands_of or not sum(map(len, hands_of)):
             continue
         hand = np.concatenate(hands_of)
         pre, post = _stack(befores), _stack(afters)
         pot = pre["commit"].sum(axis=1)
         k = settings.samples(pot)
-        perms, start = _shuffles(h, hand, k)
+        perms, start = deal_shuffles(h, hand, k)
         luck = (values(States(hand=start, samples=k, **post), perms, h.rules)
                 - values(States(hand=start, samples=k, **pre), perms, h.rules))
         out_hand.append(hand)
@@ -238,31 +259,6 @@ def hand_events(h: Hands, settings: Settings = Settings()) -> Events:
         return Events(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0), np.zeros((0, n)), skipped)
     return Events(np.concatenate(out_hand), np.concatenate(out_kind), np.concatenate(out_pot),
                   np.concatenate(out_luck), skipped)
-
-
-def shuffle_key(seed: int | None, deal: int) -> np.random.SeedSequence:
-    """The seed of one deal's Monte Carlo shuffles: a keyed hash of the run's seed and the deal id
-    (`game.seeding.derive`, so no two (seed, deal) pairs share a stream), never a card seed. Runs of different
-    seeds number their deals alike; shuffles keyed by the deal alone would repeat in each of them, and the luck of
-    runs pooled together would have correlated Monte Carlo errors. Runs of one seed (the variants of a sweep)
-    share each deal's shuffles: common random numbers for their paired differences."""
-    return derive(root_key("luck: no run seed" if seed is None else seed), "luck shuffles", deal)
-
-
-def _shuffles(h: Hands, hand: np.ndarray, samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The shuffles of each hand (as many as its largest state needs) from its deal's own generator, in hand order;
-    and, per state, the row where its hand's shuffles start."""
-    hands, where = np.unique(hand, return_inverse=True)
-    need = np.zeros(len(hands), np.int64)
-    np.maximum.at(need, where, samples)
-    start = np.cumsum(need) - need
-    deals = h.deal[hands]
-    blocks = []
-    cuts = np.flatnonzero(np.diff(deals)) + 1
-    for lo, hi in zip([0, *cuts.tolist()], [*cuts.tolist(), len(hands)], strict=True):
-        rng = np.random.default_rng(shuffle_key(h.seed, int(deals[lo])))
-        blocks.append(permutations(rng, int(need[lo:hi].sum())))
-    return np.concatenate(blocks), start[where]
 
 
 def game_luck(h: Hands, events: Events) -> pd.DataFrame:
@@ -355,7 +351,7 @@ def adjust(games: pd.DataFrame, luck: pd.DataFrame) -> pd.DataFrame:
 
 # ----- results folders ----------------------------------------------------------------------------------------
 CACHE_FILE = "luck.parquet"  # in the results folder: the luck of every game and seat, part by part
-CACHE_VERSION = "3"  # bump when the luck of a hand would change, to recompute old caches
+CACHE_VERSION = "4"  # bump when the luck of a hand would change, to recompute old caches
 
 
 def folder_luck(path: str | Path, settings: Settings = Settings(), allow_damaged: bool = False) -> pd.DataFrame:
@@ -384,13 +380,14 @@ def folder_luck(path: str | Path, settings: Settings = Settings(), allow_damaged
             continue
         try:
             tables = {t: read_part(path, part, t, cols) for t, cols in
-                      (("games", GAME_COLUMNS), ("hands", HAND_COLUMNS), ("seats", SEAT_COLUMNS))}
+                      (("games", GAME_COLUMNS), ("hands", HAND_COLUMNS), ("seats", SEAT_COLUMNS),
+                       ("mixed", MIXED_COLUMNS)) if part.file(t) is not None}
         except DamagedResults:
             if not allow_damaged:
                 raise
             damaged.append((part.first_deal, part.end_deal))
             continue
-        h = build(tables["seats"], tables["hands"], tables["games"], manifest.rules, manifest.seed)
+        h = build(tables["seats"], tables["hands"], tables["games"], manifest.rules, manifest.seed, tables.get("mixed"))
         frames.append(game_luck(h, hand_events(h, settings)).assign(part=key[part.name]))
     if len(todo) > len(damaged):
         _write_cache(path / CACHE_FILE, pd.concat(frames, ignore_index=True), settings_key)

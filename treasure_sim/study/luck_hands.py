@@ -9,7 +9,7 @@ luck adjustment needs every zone, including those of seats out of the game, whic
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..game.cards import format_card
-from ..run.store import read_games, read_hands, read_manifest, read_seats
+from ..run.store import read_games, read_hands, read_manifest, read_seats, read_table
 
 NAMES = pa.array([format_card(c) for c in range(54)])
 RANK_BITS = np.zeros(256, np.uint16)  # 1 << rank by card id (int8 ids read as uint8: -1 -> 255 -> 0; Jokers 0)
@@ -31,7 +31,31 @@ SEAT_COLUMNS = ["game_id", "hand_no", "seat", "stack", "hole", "treasures_before
                 "spades_moved", "hearts_drawn", "net", "won", "steals", "treasure_taken"]
 HAND_COLUMNS = ["game_id", "hand_no", "dealer", "players_in_hand", "shared", "new_treasure", "treasure_taken",
                 "steals", "deck_size", "void", "hearts_drawn"]
+MIXED_COLUMNS = ["game_id", "hand_no", "seat", "round", "fold_chance", "committed", "still_in", "to_call", "folded"]
 GAME_COLUMNS = ["experiment", "game_id", "deal_id", "table_id", "seat", "n_players", "entrant", "net", "final_money"]
+
+
+@dataclass(frozen=True)
+class Decisions:
+    """The betting decisions drawn from a bot's declared chances (the ``mixed`` table), one row each, hand order."""
+
+    hand: np.ndarray  # the row of its hand in `Hands`
+    seat: np.ndarray
+    round: np.ndarray
+    fold_chance: np.ndarray
+    committed: np.ndarray  # [decision, seat] chips in just before it
+    still_in: np.ndarray  # [decision, seat] bool
+    to_call: np.ndarray
+    folded: np.ndarray  # bool: what the engine drew
+
+    @staticmethod
+    def none(n_seats: int) -> Decisions:
+        empty = np.zeros(0, np.int64)
+        return Decisions(empty, empty, empty, np.zeros(0), np.zeros((0, n_seats), np.int64),
+                         np.zeros((0, n_seats), bool), empty, np.zeros(0, bool))
+
+    def __len__(self) -> int:
+        return len(self.hand)
 
 
 @dataclass(frozen=True)
@@ -62,6 +86,7 @@ class Hands:
     deck0: np.ndarray  # [hand] uint64: the cards the hand was dealt from
     deck_known: np.ndarray  # [hand] bool: deck0 is exact (see `_decks`)
     seed: int | None = None  # the run's seed: with the deal id it seeds the luck adjustment's own shuffles
+    decisions: Decisions = field(default_factory=lambda: Decisions.none(0))  # drawn from declared chances
 
     @property
     def n_hands(self) -> int:
@@ -114,12 +139,14 @@ def load(path: str | Path) -> tuple[Hands, pa.Table]:
     seats = read_seats(path, SEAT_COLUMNS)
     hands = read_hands(path, HAND_COLUMNS)
     games = read_games(path, GAME_COLUMNS)
-    return build(seats, hands, games, manifest.rules, manifest.seed), games
+    mixed = read_table(path, "mixed", MIXED_COLUMNS)
+    return build(seats, hands, games, manifest.rules, manifest.seed, mixed), games
 
 
-def build(seats: pa.Table, hands: pa.Table, games: pa.Table, rules: dict[str, Any], seed: int | None = None
-          ) -> Hands:
-    """`Hands` from the three tables (any order of rows), the run's rules and its seed."""
+def build(seats: pa.Table, hands: pa.Table, games: pa.Table, rules: dict[str, Any], seed: int | None = None,
+          mixed: pa.Table | None = None) -> Hands:
+    """`Hands` from the three tables (any order of rows), the run's rules and its seed; with ``mixed`` (the table
+    of decisions drawn from declared chances) also its `Decisions`."""
     hands = hands.sort_by([("game_id", "ascending"), ("hand_no", "ascending")])
     game = hands["game_id"].to_numpy().astype(np.int64)
     hand_no = hands["hand_no"].to_numpy().astype(np.int64)
@@ -170,9 +197,34 @@ def build(seats: pa.Table, hands: pa.Table, games: pa.Table, rules: dict[str, An
         new_treasure=_card(hands["new_treasure"]),
         void=hands["void"].to_numpy(zero_copy_only=False).astype(bool),
         deck0=np.zeros(h, np.uint64), deck_known=np.zeros(h, bool), seed=seed,
+        decisions=_decisions(mixed, key, span, n) if mixed is not None else Decisions.none(n),
     )
     _decks(out, hands, seats, row, seat)
     return out
+
+
+def _decisions(mixed: pa.Table, key: np.ndarray, span: int, n: int) -> Decisions:
+    """The mixed table's rows as `Decisions`, each placed at its hand's row (``key``: game_id * span + hand_no)."""
+    mixed = mixed.sort_by([("game_id", "ascending"), ("hand_no", "ascending")])
+    m_key = mixed["game_id"].to_numpy().astype(np.int64) * span + mixed["hand_no"].to_numpy().astype(np.int64)
+    row = np.searchsorted(key, m_key)
+    if len(m_key) and (row.max() >= len(key) or (key[row] != m_key).any()):
+        raise ValueError("the mixed table has a hand that the hands table lacks")
+
+    def per_seat(column: str, dtype: Any) -> np.ndarray:
+        lists = mixed[column].combine_chunks()
+        flat = pc.list_flatten(lists).to_numpy(zero_copy_only=False).astype(dtype)
+        lengths = pc.list_value_length(lists).to_numpy(zero_copy_only=False).astype(np.int64)
+        out = np.zeros((len(lengths), n), dtype)
+        out[np.repeat(np.arange(len(lengths)), lengths), np.arange(flat.size) - np.repeat(
+            np.cumsum(lengths) - lengths, lengths)] = flat
+        return out
+
+    column = lambda name, dtype: mixed[name].to_numpy(zero_copy_only=False).astype(dtype)  # noqa: E731
+    return Decisions(hand=row, seat=column("seat", np.int64), round=column("round", np.int64),
+                     fold_chance=column("fold_chance", float), committed=per_seat("committed", np.int64),
+                     still_in=per_seat("still_in", bool), to_call=column("to_call", np.int64),
+                     folded=column("folded", bool))
 
 
 def _card_put_in(column: pa.ChunkedArray) -> np.ndarray:

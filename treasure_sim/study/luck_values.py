@@ -21,7 +21,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..game.evaluator import evaluate
-from .luck_hands import ONE, RANK_BITS
+from ..game.seeding import derive, root_key
+from .luck_hands import ONE, RANK_BITS, Hands
 
 
 @dataclass
@@ -255,3 +256,29 @@ def _draw_hearts(st: States, state: np.ndarray, seq: np.ndarray, pointer: np.nda
                 owed += (RANK_BITS[card.view(np.uint8)] & mask) != 0
             k += 1
     return draws
+
+
+def shuffle_key(seed: int | None, deal: int, stream: str = "luck shuffles") -> np.random.SeedSequence:
+    """The seed of one deal's Monte Carlo shuffles: a keyed hash of the run's seed and the deal id
+    (`game.seeding.derive`, so no two (seed, deal) pairs share a stream), never a card seed. Runs of different
+    seeds number their deals alike; shuffles keyed by the deal alone would repeat in each of them, and the luck of
+    runs pooled together would have correlated Monte Carlo errors. Runs of one seed (the variants of a sweep)
+    share each deal's shuffles: common random numbers for their paired differences."""
+    return derive(root_key("luck: no run seed" if seed is None else seed), stream, deal)
+
+
+def deal_shuffles(h: Hands, hand: np.ndarray, samples: np.ndarray, stream: str = "luck shuffles"
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """The shuffles of each hand (as many as its largest state needs) from its deal's own generator, in hand order;
+    and, per state, the row where its hand's shuffles start."""
+    hands, where = np.unique(hand, return_inverse=True)
+    need = np.zeros(len(hands), np.int64)
+    np.maximum.at(need, where, samples)
+    start = np.cumsum(need) - need
+    deals = h.deal[hands]
+    blocks = []
+    cuts = np.flatnonzero(np.diff(deals)) + 1
+    for lo, hi in zip([0, *cuts.tolist()], [*cuts.tolist(), len(hands)], strict=True):
+        rng = np.random.default_rng(shuffle_key(h.seed, int(deals[lo]), stream))
+        blocks.append(permutations(rng, int(need[lo:hi].sum())))
+    return np.concatenate(blocks), start[where]

@@ -30,7 +30,9 @@ from .sweep_report import run_sweep_report
 TRAJECTORY_GAMES = 6
 NET_WORDS = {"luck-adjusted net": "Every chance event of every hand (hole cards, New Treasure, shared cards, Hearts "
                                   "draws) is credited with its luck: the seat's all-cards-known share of the pot after "
-                                  "the event minus its mean over every card that could have come; net minus that luck "
+                                  "the event minus its mean over every card that could have come; so is every betting "
+                                  "decision the engine drew from chances a bot declared (the value after the action "
+                                  "drawn minus its mean over the draw); net minus that luck "
                                   "(times a chip value fitted on the other deals) has the same mean and a narrower "
                                   "interval. `--net raw` shows the chips as won.",
              "net": "Chips as won (`--net adjusted` subtracts the luck of the cards)."}

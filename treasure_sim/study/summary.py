@@ -167,9 +167,10 @@ def _strengths(parts: list[tuple[np.ndarray, ...]], labels: dict[int, str], leve
 # ----- the text the CLI prints ---------------------------------------------------------------------------------
 WIDTH = 110  # the notes under the tables are wrapped to this
 LUCK_NOTE = ("luck-adjusted net: net minus the luck of the cards at every chance event of every hand (the seat's "
-             "all-cards-known share of the pot after the event minus its mean over every card that could have come), "
-             "times a chip value fitted on the other deals; it has the same mean as the raw net and a narrower "
-             "interval (docs/luck.md). Raw net: --net raw.")
+             "all-cards-known share of the pot after the event minus its mean over every card that could have come) "
+             "and at every betting decision the engine drew from chances a bot declared (the value after the action "
+             "drawn minus its mean over the draw), times a chip value fitted on the other deals; it has the same mean "
+             "as the raw net and a narrower interval (docs/luck.md). Raw net: --net raw.")
 FALLBACK = "its results reflect the engine's fallback answers (check, else fold), not the bot's own play"
 
 

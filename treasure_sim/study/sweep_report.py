@@ -220,8 +220,9 @@ def run_sweep_report(sweep_dir: str | Path, out_dir: str | Path | None = None, m
     return path
 
 
-SKILL_NET = {"adjusted": " Net chips here are luck-adjusted: the luck of the cards at every chance event is "
-                         "subtracted (same mean, narrower intervals; docs/luck.md). `--net raw` shows chips as won.",
+SKILL_NET = {"adjusted": " Net chips here are luck-adjusted: the luck of the cards at every chance event (and of "
+                         "every action drawn from a bot's declared chances) is subtracted (same mean, narrower "
+                         "intervals; docs/luck.md). `--net raw` shows chips as won.",
              "raw": " Net chips here are raw, as won (`--net adjusted` subtracts the luck of the cards)."}
 _GROUP_TEXT = {
     "length": "Hands per game. Too long and the table tires; too short and the Treasures never build up.",
