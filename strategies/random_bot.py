@@ -10,7 +10,10 @@ Knobs: ``stop_chance`` (vote to stop before a hand), ``draw_chance`` (take each 
 from __future__ import annotations
 
 from treasure_sim.game.cards import SPADES, SUIT
-from treasure_sim.game.strategy import RAISE, Action, Mixed, Observation, Steal, Strategy
+from treasure_sim.game.strategy import CALL, CHECK, FOLD, RAISE, Action, Mixed, Observation, Steal, Strategy
+
+_PLAIN = {FOLD: Action.fold(), CHECK: Action.check(), CALL: Action.call()}
+_EVEN = {n: (1 / n,) * n for n in range(1, 5)}  # an equal chance for each of n legal kinds
 
 
 class RandomBot(Strategy):
@@ -21,9 +24,11 @@ class RandomBot(Strategy):
         self.draw_chance = draw_chance
 
     def act(self, obs: Observation) -> Mixed:
-        actions = tuple(Action.raise_to(int(self.rng.integers(obs.min_raise_to, obs.max_raise_to + 1)))
-                        if kind == RAISE else Action(kind) for kind in obs.legal)
-        return Mixed(actions, (1 / len(actions),) * len(actions))
+        legal = obs.legal
+        if RAISE in legal:
+            size = Action.raise_to(int(self.rng.integers(obs.min_raise_to, obs.max_raise_to + 1)))
+            return Mixed(tuple([size if kind == RAISE else _PLAIN[kind] for kind in legal]), _EVEN[len(legal)])
+        return Mixed(tuple([_PLAIN[kind] for kind in legal]), _EVEN[len(legal)])
 
     def pick(self, obs: Observation) -> Action:
         """The same choice drawn from the bot's own stream: for a subclass that wants to look at the action."""

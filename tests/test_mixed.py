@@ -189,3 +189,18 @@ def test_an_isolated_bot_answers_mixed_over_the_wire():
         remote.close()
     assert result.errors == ((), ())
     assert any(m.seat == 0 for h in result.hands for m in h.mixed)
+
+
+class DeclaresAsLists(Declares):
+    """The same chances as `Declares`, as lists of numpy floats: read the careful way, drawn the same."""
+
+    def act(self, obs):
+        answer = super().act(obs)
+        return Mixed(list(answer.actions), [np.float64(p) for p in answer.chances])
+
+
+def test_every_accepted_form_of_a_mixed_answer_draws_the_same():
+    plain = _play([Declares(0.4), RandomBot(), RandomBot()], seed=6)
+    lists = _play([DeclaresAsLists(0.4), RandomBot(), RandomBot()], seed=6)
+    assert [h.actions for h in plain.hands] == [h.actions for h in lists.hands]
+    assert plain.errors == lists.errors == ((),) * 3

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .answers import (
+    CHANCE_TOLERANCE,
     BadAnswer,
     describe_exception,
     exact_int,
@@ -38,7 +39,19 @@ from .answers import (
     type_name,
 )
 from .betting import BetLimits, action_problem
-from .strategy import ACTION_KINDS, CALL, CHECK, FOLD, RAISE, Action, Mixed, Observation, Steal, Strategy
+from .strategy import (
+    ACTION_KINDS,
+    CALL,
+    CHECK,
+    FOLD,
+    MAX_CHOICES,
+    RAISE,
+    Action,
+    Mixed,
+    Observation,
+    Steal,
+    Strategy,
+)
 from .timeouts import Alarm, DecisionTimeout, alarm_usable, ring_overdue
 
 if TYPE_CHECKING:
@@ -56,6 +69,32 @@ BACKSTOP_FACTOR, BACKSTOP_SECONDS = 10, 10.0
 
 _KINDS = frozenset(ACTION_KINDS)
 _FAILED = object()  # what a call returns when the bot failed (the error is already recorded)
+
+
+def _plain_choices(answer: Any, lim: BetLimits) -> list[tuple[str, Any, float]] | None:
+    """The common case read fast: an exact `Mixed` of exact tuples of our own `Action`s and floats, every action
+    legal, the chances adding up to 1. Only exact built-in types are read, so no bot code runs; anything else is
+    None, for `answers.read_mixed` to read (and name what is wrong)."""
+    if type(answer) is not Mixed:
+        return None
+    actions, chances = answer  # an exact NamedTuple of ours: unpacking it runs no bot code
+    if type(actions) is not tuple or type(chances) is not tuple or not 0 < len(actions) == len(chances) <= MAX_CHOICES:
+        return None
+    choices = []
+    total = 0.0
+    to_call, low, high = lim
+    for action, chance in zip(actions, chances, strict=True):
+        if type(action) is not Action or type(chance) is not float or not 0.0 <= chance <= 1.0:
+            return None
+        kind, amount = action.kind, action.amount
+        if kind is RAISE:
+            if type(amount) is not int or not high or not low <= amount <= high:
+                return None
+        elif not (kind is FOLD or kind is CALL or (kind is CHECK and not to_call)):
+            return None
+        choices.append((kind, amount, chance))
+        total += chance
+    return choices if abs(total - 1.0) <= CHANCE_TOLERANCE else None
 
 
 class StrategyError(RuntimeError):
@@ -313,27 +352,36 @@ class Seat:
         The fold chance is left in ``mixed`` for the engine's record. Nothing the bot can see or seed decides the
         draw, so the declared chances are the ones the action came from.
         """
-        try:
-            choices = read_mixed(answer)
-        except BadAnswer as bad:
-            return self._refuse_action(str(bad), lim, my_bet)
-        for kind, amount, _ in choices:
-            problem = action_problem(kind, amount, lim)
-            if problem is not None:
-                return self._refuse_action(f"act: {problem} (in a Mixed answer)", lim, my_bet)
+        choices = _plain_choices(answer, lim)
+        if choices is None:  # not our own classes throughout, or something is wrong: read it the careful way
+            try:
+                choices = read_mixed(answer)
+            except BadAnswer as bad:
+                return self._refuse_action(str(bad), lim, my_bet)
+            for kind, amount, _ in choices:
+                problem = action_problem(kind, amount, lim)
+                if problem is not None:
+                    return self._refuse_action(f"act: {problem} (in a Mixed answer)", lim, my_bet)
+        total = fold = 0.0
+        for kind, _, chance in choices:
+            total += chance
+            if kind == FOLD:
+                fold += chance
         if self.mix_rng is None:
             self.mix_rng = np.random.default_rng()  # a Seat used outside a Game: still never the bot's stream
-        point = self.mix_rng.random() * sum(c for _, _, c in choices)
-        kind, amount = next((k, a) for k, a, c in reversed(choices) if c > 0)  # if rounding leaves point unmatched
-        running = 0.0
-        for k, a, c in choices:
-            running += c
-            if c > 0 and point < running:
-                kind, amount = k, a
+        point = self.mix_rng.random() * total
+        running, picked = 0.0, None
+        for choice in choices:
+            running += choice[2]
+            if choice[2] > 0 and point < running:
+                picked = choice
                 break
-        self.mixed = sum(c for k, _, c in choices if k == FOLD) / sum(c for _, _, c in choices)
+        if picked is None:  # rounding left the point past the last sum: the last action with a chance
+            picked = next(c for c in reversed(choices) if c[2] > 0)
+        kind, amount, _ = picked
+        self.mixed = fold / total
         if kind == RAISE:
-            return RAISE, exact_int(amount)  # type: ignore[return-value]  # checked by action_problem
+            return RAISE, exact_int(amount)  # type: ignore[return-value]  # checked above
         if kind == FOLD:
             return FOLD, my_bet
         return (CALL, my_bet + lim.to_call) if lim.to_call else (CHECK, my_bet)
