@@ -3,13 +3,15 @@
     python experiments/luck_validate.py centring RESULTS_DIR...  # (a) mean luck per event kind = 0, every hand
     python experiments/luck_validate.py agreement RESULTS_DIR    # (b) raw and adjusted mean net agree
     python experiments/luck_validate.py coverage --runs 40 --deals 25 --out /tmp/luck-cover   # (c)
+    python experiments/luck_validate.py covered /tmp/luck-cover /tmp/luck-confirm   # (c) again, sets pooled
     python experiments/luck_validate.py null RESULTS_DIR... --kind flop --group clubs   # an exact null beside (a)
 
 (a) corrects every chance event of every hand (hole cards and New Treasure included, whatever the pot) and shows,
 per event kind and per group fixed before the event, the mean luck per event with its interval over deals.
 (c) plays ``--runs`` small runs of the default experiment (seeds 1001, 1002, ...), builds each entrant's 95%
 interval of mean net from each run, raw and adjusted, and counts how often they cover the long-run raw mean
-(all runs' deals pooled); each also stratified by lineup (`stats.stratified_interval`, what the summary shows).
+(all runs' deals pooled); each also stratified by lineup (`stats.stratified_interval`, what the summary shows), and
+adjusted for the cards alone beside the default (cards and actions). ``covered`` recounts existing sets together.
 """
 
 from __future__ import annotations
@@ -85,38 +87,55 @@ def agreement(path: Path) -> None:
     print(f"{table['covers_0'].sum()} of {len(table)} differences raw - adjusted cover 0")
 
 
+CARDS_ONLY = luck.Settings(kinds=tuple(k for k in luck.KINDS if k != "action"))
+
+
 def coverage(runs: int, deals: int, out: Path, first_seed: int = 1001) -> None:
+    """Play ``runs`` small runs of the default experiment into OUT/run000... (a folder already complete is kept),
+    then count coverage over every run folder in OUT (`covered`)."""
     base = default_experiment()
-    rows, games = [], []
     for r in range(runs):
-        path = out / f"run{r:03d}"
-        run_experiment(base.replace(deals=deals, seed=first_seed + r), path, progress=False)
+        run_experiment(base.replace(deals=deals, seed=first_seed + r), out / f"run{r:03d}", progress=False)
+        print(f"run {r + 1}/{runs} done (load {os.getloadavg()[0]:.2f})", flush=True)
+    covered([out])
+
+
+def covered(sets: list[Path]) -> None:
+    """Coverage of every entrant's 95% interval from each run folder (SET/run*) of the long-run raw mean of all
+    of them pooled: raw, adjusted for the cards alone, adjusted for cards and actions; plain and stratified."""
+    rows, games = [], []
+    for r, path in enumerate(sorted(p for d in sets for p in d.glob("run*"))):
         g = luck.adjusted_games(path).assign(run=r)
+        g["net_cards"] = luck.adjusted_games(path, CARDS_ONLY)["net_adjusted"].to_numpy()
         g["entrant"] = g["entrant"].astype(str)
         games.append(g)
-        per = g.groupby(["entrant", "deal_id"])[["net", "net_adjusted"]].mean()
+        per = g.groupby(["entrant", "deal_id"])[["net", "net_cards", "net_adjusted"]].mean()
         table = g.groupby(["entrant", "deal_id"])["table_id"].first()
         for entrant, part in per.groupby(level="entrant"):
-            for name, col in (("raw", "net"), ("adjusted", "net_adjusted")):
+            for name, col in (("raw", "net"), ("adjusted, cards only", "net_cards"), ("adjusted", "net_adjusted")):
                 for how, iv in (("", mean_interval(part[col])),
                                 (", stratified", stratified_interval(part[col], table.loc[entrant]))):
                     rows.append({"run": r, "estimator": name + how, "entrant": entrant, "low": iv.low,
                                  "high": iv.high})
-        print(f"run {r + 1}/{runs} done (load {os.getloadavg()[0]:.2f})", flush=True)
     pooled = pd.concat(games).groupby(["entrant", "run", "deal_id"])["net"].mean().groupby("entrant")
     truth = pooled.mean()
-    print(f"long-run raw mean net per entrant ({runs * deals} deals):\n{truth.round(2).to_string()}")
+    print(f"long-run raw mean net per entrant ({len(games)} runs, {int(pooled.count().max())} deals):\n"
+          f"{truth.round(2).to_string()}")
     print(f"its standard error: {(pooled.std() / pooled.count() ** 0.5).round(2).to_dict()}")
     intervals = pd.DataFrame(rows)
-    print(luck_checks.coverage(intervals, truth).to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    show = lambda frame, header=True: frame.to_string(index=False, header=header,  # noqa: E731
+                                                     float_format=lambda v: f"{v:.3f}")
+    print(show(luck_checks.coverage(intervals, truth)))
+    print("without random:")
+    print(show(luck_checks.coverage(intervals[intervals["entrant"] != "random"], truth)))
     for entrant, part in intervals.groupby("entrant"):
-        print(entrant, luck_checks.coverage(part, truth)[["estimator", "coverage", "median_half_width"]]
-              .to_string(index=False, header=False, float_format=lambda v: f"{v:.3f}").replace("\n", "; "))
+        print(entrant, show(luck_checks.coverage(part, truth)[["estimator", "coverage", "median_half_width"]],
+                            header=False).replace("\n", "; "))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("check", choices=("centring", "null", "agreement", "coverage"))
+    parser.add_argument("check", choices=("centring", "null", "agreement", "coverage", "covered"))
     parser.add_argument("dir", type=Path, nargs="*")
     parser.add_argument("--runs", type=int, default=40)
     parser.add_argument("--deals", type=int, default=25)
@@ -131,6 +150,8 @@ def main() -> None:
         coverage(args.runs, args.deals, args.out, args.first_seed)
     elif not args.dir:
         parser.error(f"{args.check} needs a results folder")
+    elif args.check == "covered":
+        covered(args.dir)
     elif args.check == "centring":
         centring(args.dir)
     elif args.check == "null":
