@@ -102,3 +102,11 @@ def test_adjusted_games_carry_the_action_luck_and_only_mixed_bots_make_any(hands
     run_experiment(parse_toml(CONFIG.replace('"random"', '"rock"').replace("luck-actions", "plain")), plain,
                    workers=1, progress=False)
     assert (luck.adjusted_games(plain)["luck_action"] == 0).all()
+
+
+def test_a_batch_of_hands_without_drawn_decisions_has_no_action_luck(hands):
+    _, h = hands
+    without = np.setdiff1d(np.arange(h.n_hands), h.decisions.hand)
+    for idx in (np.zeros(0, np.int64), without):
+        hand, kind, pot, luck_ = luck_actions.action_events(h, idx, ALL, luck.KINDS.index("action"))
+        assert len(hand) == len(kind) == len(pot) == len(luck_) == 0 and luck_.shape[1] == h.n_seats

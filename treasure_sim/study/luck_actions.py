@@ -33,7 +33,7 @@ def action_states(h: Hands, idx: np.ndarray, budget: int) -> tuple[dict, dict, n
     e, n = len(rows), h.n_seats
     shared = h.shared[g]
     shared = np.where(np.arange(5) < np.array(SHARED_BEFORE_ROUND)[d.round[rows]][:, None], shared, -1)
-    deck = h.deck0[g] & ~bits(h.hole[g].reshape(e, -1)) & ~bits(h.new_treasure[g][:, None]) & ~bits(shared)
+    deck = h.deck0[g] & ~bits(h.hole[g].reshape(e, 2 * n)) & ~bits(h.new_treasure[g][:, None]) & ~bits(shared)
     still_in = d.still_in[rows][:, :n]
     commit = d.committed[rows][:, :n]
     base = dict(order=h.order[g], wild=h.wild[g], hearts=h.hearts[g], owed=np.full((e, n), -1, np.int64),
