@@ -151,6 +151,62 @@ def test_a_malformed_mixed_answer_is_refused_and_named(answer, message):
     assert not any(m.seat == 0 for h in result.hands for m in h.mixed)  # refused: nothing drawn, nothing recorded
 
 
+RAN: list[str] = []  # what a bot's metaclass did, if the engine ever let it run
+
+
+class Watched(type):
+    """A metaclass that claims to equal every class and records each time Python asks it anything."""
+
+    def __eq__(cls, other):
+        RAN.append("__eq__")
+        return True
+
+    def __hash__(cls):
+        RAN.append("__hash__")
+        return hash(tuple)
+
+
+class Sneaky(tuple, metaclass=Watched):
+    pass
+
+
+class SneakyFloat(float, metaclass=Watched):
+    pass
+
+
+class SneakyInt(int, metaclass=Watched):
+    pass
+
+
+class Loud(Exception):
+    pass
+
+
+@pytest.mark.parametrize(("answer", "message"), [
+    (Mixed(Sneaky((Action.fold(), Action.call())), (0.5, 0.5)), "tuples or lists"),
+    (Mixed((Action.fold(), Action.call()), Sneaky((0.5, 0.5))), "tuples or lists"),
+    (Mixed((Action.fold(), Action.call()), (SneakyFloat(0.5), 0.5)), "SneakyFloat"),
+    (Mixed((Action.fold(), Action.call()), (0.5, SneakyInt(0))), "SneakyInt"),
+    (Mixed((Action.fold(), Action.call()), (10**400, 0)), "<int of 1329 bits>"),
+    (Mixed((Action.fold(), Action.call()), (-10**400, 1)), "<int of 1329 bits>"),
+    (lambda: (_ for _ in ()).throw(Loud(10**5000, SneakyInt(3))), "Loud"),
+])
+def test_an_answer_that_would_run_bot_code_when_read_is_refused_without_running_it(answer, message):
+    RAN.clear()
+    result = play_game([Malformed(answer), RandomBot()], RuleSet(max_hands=3), seed=1)
+    errors = result.errors[0]
+    assert errors and message in errors[0] and ": act" in errors[0]
+    assert result.errors[1] == () and len(result.hands) == 3
+    assert RAN == []  # neither the metaclass's __eq__ nor its __hash__ ran
+
+
+def test_whole_number_chances_are_read_exactly():
+    for chances in ((1, 0), (np.int64(0), np.int8(1)), (np.float32(0.25), np.float16(0.75))):
+        result = play_game([Malformed(Mixed((Action.fold(), Action.call()), chances)), RandomBot()],
+                           RuleSet(max_hands=3), seed=1)
+        assert result.errors[0] == ()
+
+
 def test_no_bot_is_told_another_bots_declared_chances():
     told = []
 
@@ -169,6 +225,8 @@ def test_a_mixed_answer_survives_the_wire():
     for bad in ({"mixed": "fold"}, {"mixed": [{"action": "fold"}]}, {"mixed": [{"action": "fly", "chance": 1}]}):
         with pytest.raises(protocol.ProtocolError):
             protocol.answer_from_json("act", bad)
+    huge = protocol.answer_from_json("act", {"mixed": [{"action": "fold", "chance": 10**400}]})
+    assert huge.chances == (10**400,)  # passed on as it came, for the engine to refuse by name
 
 
 def test_random_declares_an_equal_chance_for_every_legal_kind():

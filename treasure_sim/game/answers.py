@@ -22,11 +22,19 @@ NUMPY_FLOATS = frozenset(np.dtype(code).type for code in np.typecodes["Float"])
 CHANCE_TOLERANCE = 1e-6
 """How far from 1 the chances of a `Mixed` answer may add up (rounding)."""
 _KINDS = frozenset(ACTION_KINDS)
+_SEQUENCES = frozenset((tuple, list))
 _ACTION_KIND, _ACTION_AMOUNT = Action.__dict__["kind"], Action.__dict__["amount"]  # the slots themselves
 _TYPE_NAME = type.__dict__["__name__"]  # a metaclass cannot override what this reads
 _ARGS = BaseException.__dict__["args"]  # nor can an exception class override this
-_PLAIN = (int, float, str, bool, type(None))
+_PLAIN = frozenset((int, float, str, bool, type(None)))
 _MAX_TEXT = 200
+_MAX_INT_TEXT = 10**60  # a larger int is described by its size: ``repr`` of a huge one is slow or refused
+
+
+def _one_of(kind: type, kinds: frozenset[type]) -> bool:
+    """Whether ``kind`` is one of ``kinds``. Only a class made by plain ``type`` can be: checking that first means
+    a bot's metaclass ``__eq__`` or ``__hash__`` never runs (``kind in kinds`` alone would call both)."""
+    return type(kind) is type and kind in kinds
 
 
 class BadAnswer(Exception):
@@ -38,7 +46,7 @@ def exact_int(value: Any) -> int | None:
     kind = type(value)
     if kind is int:
         return value
-    if kind in NUMPY_INTS:
+    if _one_of(kind, NUMPY_INTS):
         return int(value)
     return None
 
@@ -61,8 +69,12 @@ def read_action(answer: Any) -> tuple[str, Any]:
 def exact_chance(value: Any) -> float | None:
     """``value`` as a float if it is exactly a float, int or numpy float or integer, finite and from 0 to 1."""
     kind = type(value)
-    number = float(value) if kind is float or kind is int or kind in NUMPY_FLOATS or kind in NUMPY_INTS else None
-    return number if number is not None and 0.0 <= number <= 1.0 else None  # NaN fails both comparisons
+    if kind is int:  # compared as an int: float() of a huge one would overflow
+        return float(value) if 0 <= value <= 1 else None
+    if kind is float or _one_of(kind, NUMPY_FLOATS) or _one_of(kind, NUMPY_INTS):
+        number = float(value)  # a huge numpy float becomes inf and fails below
+        return number if 0.0 <= number <= 1.0 else None  # NaN fails both comparisons
+    return None
 
 
 def read_mixed(answer: Any) -> list[tuple[str, Any, float]]:
@@ -71,7 +83,7 @@ def read_mixed(answer: Any) -> list[tuple[str, Any, float]]:
     if not issubclass(type(answer), Mixed) or tuple.__len__(answer) != 2:
         raise BadAnswer(f"act returned {safe_repr(answer)}, not an Action or a Mixed")
     actions, chances = tuple.__getitem__(answer, 0), tuple.__getitem__(answer, 1)
-    if type(actions) not in (tuple, list) or type(chances) not in (tuple, list):
+    if not _one_of(type(actions), _SEQUENCES) or not _one_of(type(chances), _SEQUENCES):
         raise BadAnswer("act: a Mixed answer's actions and chances must be tuples or lists")
     actions, chances = tuple(actions), tuple(chances)  # exact tuples or lists: copying runs no bot code
     if not 1 <= len(actions) <= MAX_CHOICES or len(chances) != len(actions):
@@ -142,9 +154,11 @@ def type_name(value: Any) -> str:
 def safe_repr(value: Any, depth: int = 0) -> str:
     """A short repr that runs no bot code: built-in plain values and containers of them, else the type name."""
     kind = type(value)
-    if kind in _PLAIN:
+    if kind is int and not -_MAX_INT_TEXT < value < _MAX_INT_TEXT:
+        text = f"<int of {value.bit_length()} bits>"
+    elif _one_of(kind, _PLAIN):
         text = repr(value)
-    elif kind in NUMPY_INTS or kind is np.bool_:
+    elif _one_of(kind, NUMPY_INTS) or kind is np.bool_:
         text = repr(value.item())
     elif (kind is list or kind is tuple) and depth < 2:
         inner = ", ".join(safe_repr(v, depth + 1) for v in list(value)[:12])
@@ -166,7 +180,8 @@ def safe_repr(value: Any, depth: int = 0) -> str:
 def describe_exception(err: BaseException) -> str:
     """``Type: message`` on one line, from the exception's args only if they are plain strings or numbers."""
     args = _ARGS.__get__(err, BaseException)
-    parts = [a if type(a) is str else repr(a) for a in args if type(a) in _PLAIN] if type(args) is tuple else []
+    plain = [a for a in args if _one_of(type(a), _PLAIN)] if type(args) is tuple else []
+    parts = [a if type(a) is str else safe_repr(a) for a in plain]
     message = ", ".join(parts) if len(parts) == len(args) else ""
     text = f"{type_name(err)}: {message}" if message else type_name(err)
     text = " ".join(text.split())  # one line

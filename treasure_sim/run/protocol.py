@@ -119,7 +119,7 @@ def _mixed_from_json(choices: Any) -> Mixed:
         chance: Any = choice.get("chance") if type(choice) is dict else None
         if type(chance) not in (int, float):
             raise ProtocolError(f"every action in mixed needs a numeric 'chance', got {choice!r}"[:300])
-        chances.append(float(chance))
+        chances.append(chance)  # as parsed: the engine reads it (float() of a huge int would overflow here)
     return Mixed(tuple(_action_from_json(c) for c in choices), tuple(chances))
 
 
