@@ -89,12 +89,31 @@ def test_a_bot_cannot_predict_its_draws_from_its_own_stream():
     assert total > 50 and stats.binomtest(right, total, 0.5).pvalue > 0.001
 
 
+def _first_fold(**seeds) -> bool:
+    game = Game([Declares(0.5), Declares(0.5)], RuleSet(max_hands=1), **seeds)
+    return game.play_hand().mixed[0].folded
+
+
+def test_replaying_a_deal_seed_with_another_game_seed_draws_afresh():
+    """Rotations played as in docs/writing-a-bot.md (one deal_seed, a seed per game) do not repeat their draws;
+    explicit ``draw_seeds`` decide the draws and nothing else does."""
+    fresh = [_first_fold(seed=rotation, deal_seed=deal) == _first_fold(seed=rotation + 100, deal_seed=deal)
+             for deal in range(40) for rotation in range(2)]
+    assert 0.25 < np.mean(fresh) < 0.75  # 1/2 expected; 1 if the draws followed the card seed
+    draws = [np.random.SeedSequence(7), np.random.SeedSequence(8)]
+    same = [_first_fold(seed=s, deal_seed=s + 1000, draw_seeds=draws) for s in range(20)]
+    assert len(set(same)) == 1  # the first draw of seat 0 comes from its draw seed alone
+    with pytest.raises(ValueError, match="draw_seeds must be 2 seeds"):
+        Game([Declares(0.5), Declares(0.5)], draw_seeds=draws[:1])
+
+
 def test_the_record_holds_the_state_before_each_drawn_decision():
     """An oracle replay: for every drawn decision, the chips and seats still in agree with the actions before
     it, the fold chance with the declaration, and ``folded`` with the action the seat then took."""
-    result = _play([RandomBot(), Declares(0.3), RandomBot(), RandomBot()], seed=2, hands=60)
+    hands = [h for seed in range(1, 6)
+             for h in _play([RandomBot(), Declares(0.3), RandomBot(), RandomBot()], seed=seed, hands=60).hands]
     checked = 0
-    for h in result.hands:
+    for h in hands:
         drawn = iter(h.mixed)
         committed, still_in = list(h.antes), list(h.in_hand)
         for a in h.actions:

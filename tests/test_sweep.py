@@ -104,8 +104,9 @@ def _first_hole_cards(exp, deal, rotation=0):
     tables = round_robin(len(exp.entrants), exp.table_size)
     seats = seating(tables[deal % len(tables)], rotation)
     bots = [load_strategy(exp.entrants[e].strategy, **exp.entrants[e].params) for e in seats]
-    card_seed, bot_seeds = game_seeds(exp.seed, deal, rotation, len(seats))
-    return Game(bots, exp.rules, None, deal_seed=card_seed, bot_seeds=bot_seeds, quintets=False).play_hand().hole
+    seeds = game_seeds(exp.seed, deal, rotation, len(seats))
+    return Game(bots, exp.rules, None, deal_seed=seeds.cards, bot_seeds=seeds.bots, draw_seeds=seeds.draws,
+                quintets=False).play_hand().hole
 
 
 def test_every_variant_that_keeps_the_deck_deals_the_same_first_cards():

@@ -90,16 +90,25 @@ def test_seating_rotates_every_entrant_through_every_seat():
 
 
 def test_cards_depend_on_the_deal_and_bots_on_the_rotation_and_seat():
-    c0, b0 = game_seeds(1, 5, 0, 3)
-    c1, b1 = game_seeds(1, 5, 1, 3)
-    assert c0.entropy == c1.entropy and c0.spawn_key == c1.spawn_key
-    assert len({b.entropy for b in b0 + b1}) == 6 and game_seeds(1, 6, 0, 3)[0].entropy != c0.entropy
-    assert game_seeds(2, 5, 0, 3)[0].entropy != c0.entropy
+    g0, g1 = game_seeds(1, 5, 0, 3), game_seeds(1, 5, 1, 3)
+    assert g0.cards.entropy == g1.cards.entropy and g0.cards.spawn_key == g1.cards.spawn_key
+    assert len({b.entropy for b in g0.bots + g1.bots}) == 6 and game_seeds(1, 6, 0, 3).cards.entropy != g0.cards.entropy
+    assert game_seeds(2, 5, 0, 3).cards.entropy != g0.cards.entropy
+
+
+def test_draws_are_fresh_in_every_game_of_a_deal():
+    """A bot that remembers its Mixed draws in one rotation of a deal cannot predict them in the next."""
+    games = [game_seeds(1, 5, r, 3) for r in range(3)] + [game_seeds(1, 6, 0, 3)]
+    draws = [d.entropy for g in games for d in g.draws]
+    assert len(set(draws)) == len(draws) == 12
+    assert not set(draws) & ({b.entropy for g in games for b in g.bots} | {g.cards.entropy for g in games})
+    assert game_seeds(1, 5, 2, 3).draws[1].entropy == draws[7]  # the same game, the same draws
 
 
 def test_no_bot_seed_shows_the_experiment_seed_or_the_cards():
     """What a bot holds is a 256-bit hash output: not the experiment seed, the deal, or the card stream's seed."""
-    cards, bots = game_seeds(7, 3, 1, 4)
+    seeds = game_seeds(7, 3, 1, 4)
+    cards, bots = seeds.cards, seeds.bots
     for bot in bots:
         assert bot.spawn_key == () and bot.entropy.bit_length() > 128
         assert bot.entropy not in (7, 3, cards.entropy) and cards.entropy not in (7, 3)
@@ -111,6 +120,20 @@ def test_same_deal_same_cards_in_every_rotation():
     hands = result.tables["hands"].to_pandas()
     first = hands[hands.hand_no == 1]
     assert len(first) == 3 and first["new_treasure"].nunique() == 1  # the same first New Treasure each time
+
+
+def test_the_first_draw_of_a_deal_differs_between_its_rotations():
+    """Every entrant is random (an even chance over the legal kinds), so the first decision of every game is drawn
+    with the same chances; were the draw streams keyed by deal and seat alone, its outcome would repeat in every
+    rotation of the deal (and a bot could learn it in one and use it in the next)."""
+    exp = tiny(deals=40)
+    result = run_task(next(plan_tasks(exp, [(0, 40)], 40)))
+    games = result.tables["games"].to_pandas()[["game_id", "deal_id", "rotation"]].drop_duplicates()
+    first = result.tables["mixed"].to_pandas().groupby("game_id").head(1).merge(games, on="game_id")
+    assert first.fold_chance.round(9).nunique() == 1 and len(first) == 120
+    by_deal = first.pivot(index="deal_id", columns="rotation", values="folded")
+    agree = (by_deal[0] == by_deal[1]).mean()
+    assert agree < 0.8  # 5/9 expected when independent; 1 when repeated
 
 
 def test_tasks_cover_pending_deals_exactly():

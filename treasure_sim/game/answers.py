@@ -26,7 +26,7 @@ _SEQUENCES = frozenset((tuple, list))
 _ACTION_KIND, _ACTION_AMOUNT = Action.__dict__["kind"], Action.__dict__["amount"]  # the slots themselves
 _TYPE_NAME = type.__dict__["__name__"]  # a metaclass cannot override what this reads
 _ARGS = BaseException.__dict__["args"]  # nor can an exception class override this
-_PLAIN = frozenset((int, float, str, bool, type(None)))
+_PLAIN: frozenset[type] = frozenset((int, float, str, bool, type(None)))
 _MAX_TEXT = 200
 _MAX_INT_TEXT = 10**60  # a larger int is described by its size: ``repr`` of a huge one is slow or refused
 

@@ -58,7 +58,11 @@ class Game:
     pre-fills zones (``{2: "7c Kh"}``), ``money`` sets the stacks, ``dealer`` the first button.
     Seeds: ``deal_seed`` drives the cards alone, so duplicate deals can share cards while bots get
     their own streams, and ``bot_seeds`` gives each seat's generator; each defaults to a keyed hash
-    of ``seed`` (``seeding.derive``), so nothing a bot holds reveals the card stream.
+    of ``seed`` (``seeding.derive``), so nothing a bot holds reveals the card stream. ``draw_seeds`` gives each
+    seat's stream for drawing its `Mixed` answers, which no bot sees; it defaults to a keyed hash of ``seed`` (or,
+    when both ``deal_seed`` and ``bot_seeds`` are given, to children of the card seed), so a caller that plays one
+    ``deal_seed`` more than once must vary ``seed`` or pass fresh ``draw_seeds`` per game, as tournaments do: else
+    a bot that remembers its draws in one game could predict them in the next.
     Shown hands name their quintet (``ShownHand.quintet``, ``wilds``) only when something asks: a
     printed or written record, a hand history. ``quintets=True`` names them as they are shown (the
     old default); ``False`` is the same as the default, kept so callers that passed it still work.
@@ -77,6 +81,7 @@ class Game:
                  dealer: int = 0, strict: bool = False, quintets: bool | None = None,
                  deal_seed: int | np.random.SeedSequence | None = None,
                  bot_seeds: Sequence[int | np.random.SeedSequence] | None = None,
+                 draw_seeds: Sequence[np.random.SeedSequence] | None = None,
                  decision_timeout: float | None = None, max_timeouts: int | None = 3,
                  restrict: Restrict | None = None) -> None:
         n = len(strategies)
@@ -95,8 +100,9 @@ class Game:
         if max_timeouts is not None and (isinstance(max_timeouts, bool) or not isinstance(max_timeouts, int)
                                          or max_timeouts < 1):
             raise ValueError(f"max_timeouts must be a whole number >= 1 or None, got {max_timeouts!r}")
-        if bot_seeds is not None and len(bot_seeds) != n:
-            raise ValueError(f"bot_seeds must be {n} seeds, one per seat; got {len(bot_seeds)}")
+        for name, given in (("bot_seeds", bot_seeds), ("draw_seeds", draw_seeds)):
+            if given is not None and len(given) != n:
+                raise ValueError(f"{name} must be {n} seeds, one per seat; got {len(given)}")
         self.strategies = list(strategies)
         rules = rules.replace()  # our own copy: nothing the caller (or a bot that reached theirs) does changes it
         self.rules = rules
@@ -120,8 +126,12 @@ class Game:
         self._hands: list[HandRecord] = []
         self.end_reason: str | None = None
         self.table.reshuffle(self._card_rng, stacked)
-        for seat, mix_seed in zip(self.seats, mix_seeds(card_seed, n), strict=True):
-            seat.mix_rng = np.random.default_rng(mix_seed)
+        if draw_seeds is not None:
+            draws = [as_seed_sequence(d) for d in draw_seeds]
+        else:  # keyed by the game's seed where there is one, so rotations of a deal_seed draw afresh
+            draws = [derive(key, "draws", s) for s in range(n)] if key else mix_seeds(card_seed, n)
+        for seat, draw_seed in zip(self.seats, draws, strict=True):
+            seat.mix_rng = np.random.default_rng(draw_seed)
         for seat in self.seats:  # each bot gets its own copy of the rules, in setup and in every observation
             seat.setup(n, self.table.bot_rules[seat.index], np.random.default_rng(seat_seeds[seat.index]))
         self._told = any("on_hand_end" in seat.asks for seat in self.seats)  # anyone to tell after a hand?
@@ -362,8 +372,9 @@ class Game:
 
 
 def mix_seeds(card_seed: np.random.SeedSequence, n: int) -> list[np.random.SeedSequence]:
-    """One stream per seat for drawing `Mixed` answers: children of the card seed, which no bot sees, so no bot can
-    predict its draws from its own generator's seed; separate per seat, so one bot's draws change no one else's."""
+    """The default streams for drawing `Mixed` answers, one per seat: children of the card seed, which no bot sees, so
+    no bot can predict its draws from its own generator's seed; separate per seat, so one bot's draws change no one
+    else's. The fallback when a game has no seed of its own; right for one game per card seed only."""
     return [np.random.SeedSequence(card_seed.entropy, spawn_key=(*card_seed.spawn_key, _MIX_KEY, s)) for s in range(n)]
 
 

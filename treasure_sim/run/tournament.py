@@ -31,13 +31,27 @@ from .schedule import round_robin, seating
 log = logging.getLogger(__name__)
 
 
-def game_seeds(seed: int, deal: int, rotation: int, seats: int
-               ) -> tuple[np.random.SeedSequence, tuple[np.random.SeedSequence, ...]]:
-    """(card seed, one seed per seat's bot), each from a keyed hash of the experiment's hardened root key
-    (`treasure_sim.game.seeding`): cards depend on the deal alone, so every rotation (and every variant of
-    a sweep) sees the same cards, and no bot's seed says anything about the cards or another bot's."""
+@dataclass(frozen=True, slots=True)
+class GameSeeds:
+    """A game's streams, each from a keyed hash of the experiment's hardened root key (`treasure_sim.game.seeding`).
+
+    ``cards`` depends on the deal alone, so every rotation (and every variant of a sweep) sees the same cards. ``bots``
+    (one per seat) say nothing about the cards or another bot's stream. ``draws`` (one per seat, for drawing `Mixed`
+    answers) are fresh in every game of a deal, keyed by deal, rotation and seat: a bot that remembers its draws in
+    one rotation learns nothing about its draws in the next. Like the cards and the bots' streams, they are the same
+    in every variant of a sweep, so an unchanged variant plays exactly the same games.
+    """
+
+    cards: np.random.SeedSequence
+    bots: tuple[np.random.SeedSequence, ...]
+    draws: tuple[np.random.SeedSequence, ...]
+
+
+def game_seeds(seed: int, deal: int, rotation: int, seats: int) -> GameSeeds:
+    """The streams of game (``deal``, ``rotation``) of an experiment run with ``seed``."""
     key = hardened_root_key(seed)
-    return derive(key, "cards", deal), tuple(derive(key, "bot", deal, rotation, s) for s in range(seats))
+    return GameSeeds(derive(key, "cards", deal), tuple(derive(key, "bot", deal, rotation, s) for s in range(seats)),
+                     tuple(derive(key, "draws", deal, rotation, s) for s in range(seats)))
 
 
 # ----- tasks -----------------------------------------------------------------------------------------------
@@ -126,10 +140,10 @@ def play_one(task: Task, game_id: int, deal: int, rotation: int, seats: tuple[in
             except Exception as err:
                 raise BotFailure(f"entrant {entrant.label!r} ({entrant.strategy or ' '.join(entrant.command)}) "
                                  f"could not be built for game {game_id}: {type(err).__name__}: {err}") from err
-        card_seed, bot_seeds = game_seeds(task.seed, deal, rotation, len(seats))
+        seeds = game_seeds(task.seed, deal, rotation, len(seats))
         try:
-            return Game(bots, task.rules, None, deal_seed=card_seed, bot_seeds=bot_seeds, quintets=False,
-                        strict=task.strict, decision_timeout=task.decision_timeout,
+            return Game(bots, task.rules, None, deal_seed=seeds.cards, bot_seeds=seeds.bots, draw_seeds=seeds.draws,
+                        quintets=False, strict=task.strict, decision_timeout=task.decision_timeout,
                         **entrant_setup(task, seats)).play()
         except StrategyError as err:
             seat = re.match(r"seat (\d+)", str(err))
