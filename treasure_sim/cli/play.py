@@ -35,8 +35,8 @@ BET_HELP = ("f = fold, c = check or call, r N = bet or raise to N chips this rou
 
 
 class LeaveTable(BaseException):
-    """The person left (q, or the end of input). A BaseException: the engine's seat must not take it for a bot
-    error and play on with default answers."""
+    """The person left (q, or the end of input). Passed to the game as ``ends_game``: the engine's seat must not take
+    it for a bot error and play on with default answers."""
 
 
 class Console:
@@ -359,7 +359,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     print(f"Treasure Poker, {n} seats: " + ", ".join(f"seat {s} {name}" for s, name in enumerate(names))
           + f"; seed {game_seed} (the same cards again: --seed {game_seed})")
     with _closing(players):
-        game = Game(players, rules, game_seed)
+        game = Game(players, rules, game_seed, ends_game=(LeaveTable,))
         try:
             _play(game, names, watch=args.watch, person=None if args.watch else players[args.seat])
         except (KeyboardInterrupt, LeaveTable) as stop:

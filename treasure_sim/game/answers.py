@@ -26,6 +26,7 @@ _SEQUENCES = frozenset((tuple, list))
 _ACTION_KIND, _ACTION_AMOUNT = Action.__dict__["kind"], Action.__dict__["amount"]  # the slots themselves
 _TYPE_NAME = type.__dict__["__name__"]  # a metaclass cannot override what this reads
 _ARGS = BaseException.__dict__["args"]  # nor can an exception class override this
+_STR_COPY = str.__str__  # an exact str copy of a str subclass, running none of its methods
 _PLAIN: frozenset[type] = frozenset((int, float, str, bool, type(None)))
 _MAX_TEXT = 200
 _MAX_INT_TEXT = 10**60  # a larger int is described by its size: ``repr`` of a huge one is slow or refused
@@ -109,7 +110,7 @@ def read_mixed(answer: Any) -> list[tuple[str, Any, float]]:
 def read_steal(answer: Any) -> tuple[int, int, int]:
     """(diamond, victim, card) of a `Steal` (or subclass) read once from the tuple itself, as exact ints;
     else `BadAnswer`. ``tuple.__getitem__`` reads the stored items whatever a subclass overrides."""
-    if type(answer) is Steal:  # our own class (the common case): unpacking it runs no code of the bot
+    if type(answer) is Steal and tuple.__len__(answer) == 3:  # our own class: unpacking it runs no bot code
         diamond, victim, card = answer
         if type(diamond) is int and type(victim) is int and type(card) is int:
             return diamond, victim, card
@@ -148,7 +149,8 @@ def read_bool(answer: Any) -> bool | None:
 
 
 def type_name(value: Any) -> str:
-    return _TYPE_NAME.__get__(type(value), type)
+    """The name of ``value``'s class as an exact, short str (a class's ``__name__`` may be set to a str subclass)."""
+    return _STR_COPY(_TYPE_NAME.__get__(type(value), type))[:_MAX_TEXT]
 
 
 def safe_repr(value: Any, depth: int = 0) -> str:
@@ -156,6 +158,8 @@ def safe_repr(value: Any, depth: int = 0) -> str:
     kind = type(value)
     if kind is int and not -_MAX_INT_TEXT < value < _MAX_INT_TEXT:
         text = f"<int of {value.bit_length()} bits>"
+    elif kind is str:
+        text = repr(value[:_MAX_TEXT])  # cut first: repr of a huge string costs time and memory
     elif _one_of(kind, _PLAIN):
         text = repr(value)
     elif _one_of(kind, NUMPY_INTS) or kind is np.bool_:
@@ -164,7 +168,7 @@ def safe_repr(value: Any, depth: int = 0) -> str:
         inner = ", ".join(safe_repr(v, depth + 1) for v in list(value)[:12])
         more = ", ..." if len(value) > 12 else ""
         text = f"[{inner}{more}]" if kind is list else f"({inner}{more}{',' if len(value) == 1 else ''})"
-    elif kind is Steal and depth < 2:  # our own class; its items may still be anything
+    elif kind is Steal and depth < 2 and tuple.__len__(value) == 3:  # our own class; its items may be anything
         text = f"Steal({', '.join(safe_repr(tuple.__getitem__(value, i), depth + 1) for i in range(3))})"
     elif kind is Action and depth < 2:
         try:
@@ -180,8 +184,8 @@ def safe_repr(value: Any, depth: int = 0) -> str:
 def describe_exception(err: BaseException) -> str:
     """``Type: message`` on one line, from the exception's args only if they are plain strings or numbers."""
     args = _ARGS.__get__(err, BaseException)
-    plain = [a for a in args if _one_of(type(a), _PLAIN)] if type(args) is tuple else []
-    parts = [a if type(a) is str else safe_repr(a) for a in plain]
+    plain = [a for a in args if _one_of(type(a), _PLAIN)] if type(args) is tuple and len(args) <= 12 else []
+    parts = [a[:_MAX_TEXT] if type(a) is str else safe_repr(a) for a in plain]  # each cut before joining
     message = ", ".join(parts) if len(parts) == len(args) else ""
     text = f"{type_name(err)}: {message}" if message else type_name(err)
     text = " ".join(text.split())  # one line

@@ -73,7 +73,7 @@ def action_problem(kind: str, amount: Any, lim: BetLimits) -> str | None:
     if total is None:
         return f"raise amount {safe_repr(amount)} is not a whole number"
     if not lim.min_raise_to <= total <= lim.max_raise_to:
-        return f"raise to {total} is outside {lim.min_raise_to}..{lim.max_raise_to}"
+        return f"raise to {safe_repr(total)} is outside {lim.min_raise_to}..{lim.max_raise_to}"
     return None
 
 

@@ -70,6 +70,8 @@ class Game:
     playing on. ``decision_timeout`` limits every answer of every bot to that many seconds (``setup``
     to ten times as many): a bot over the limit gets the default answer and a recorded timeout, and
     after ``max_timeouts`` of them it is asked nothing more this game (``timeouts.py``, ``seats.py``).
+    Whatever a bot raises is its error, recorded like a wrong answer, except Ctrl-C and the ``ends_game`` exception
+    types a trusted seat raises to end the game (a person leaving the table, an environment closing).
     Restricted play: ``restrict={seat: {"clubs", ...}}`` bars a seat from powers (``strategy.POWERS``): its Clubs
     make nothing wild for it, it is never offered Spades moves, Hearts draws or steals, and it never takes a New
     Treasure (seeds/rulings.md, "Restricted play"); its observations say so (``Observation.restricted``).
@@ -83,7 +85,7 @@ class Game:
                  bot_seeds: Sequence[int | np.random.SeedSequence] | None = None,
                  draw_seeds: Sequence[np.random.SeedSequence] | None = None,
                  decision_timeout: float | None = None, max_timeouts: int | None = 3,
-                 restrict: Restrict | None = None) -> None:
+                 restrict: Restrict | None = None, ends_game: tuple[type[BaseException], ...] = ()) -> None:
         n = len(strategies)
         if not 2 <= n <= 10:
             raise ValueError(f"a game needs 2 to 10 strategies, got {n}")
@@ -121,8 +123,8 @@ class Game:
         restricted = check_restrict(restrict, n)
         self._barred = barred_seats(restricted)  # per power, the seats that may not use it
         self.table = Table(n, rules, full, check_money(money, n, rules.starting_money), zones, dealer, restricted)
-        self.seats = [Seat(i, bot, self.table, strict=strict, limit=decision_timeout, max_timeouts=max_timeouts)
-                      for i, bot in enumerate(self.strategies)]
+        self.seats = [Seat(i, bot, self.table, strict=strict, limit=decision_timeout, max_timeouts=max_timeouts,
+                           ends_game=ends_game) for i, bot in enumerate(self.strategies)]
         self._hands: list[HandRecord] = []
         self.end_reason: str | None = None
         self.table.reshuffle(self._card_rng, stacked)

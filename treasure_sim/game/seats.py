@@ -75,7 +75,7 @@ def _plain_choices(answer: Any, lim: BetLimits) -> list[tuple[str, Any, float]] 
     """The common case read fast: an exact `Mixed` of exact tuples of our own `Action`s and floats, every action
     legal, the chances adding up to 1. Only exact built-in types are read, so no bot code runs; anything else is
     None, for `answers.read_mixed` to read (and name what is wrong)."""
-    if type(answer) is not Mixed:
+    if type(answer) is not Mixed or tuple.__len__(answer) != 2:  # tuple.__new__ can make one of any length
         return None
     actions, chances = answer  # an exact NamedTuple of ours: unpacking it runs no bot code
     if type(actions) is not tuple or type(chances) is not tuple or not 0 < len(actions) == len(chances) <= MAX_CHOICES:
@@ -86,7 +86,10 @@ def _plain_choices(answer: Any, lim: BetLimits) -> list[tuple[str, Any, float]] 
     for action, chance in zip(actions, chances, strict=True):
         if type(action) is not Action or type(chance) is not float or not 0.0 <= chance <= 1.0:
             return None
-        kind, amount = action.kind, action.amount
+        try:
+            kind, amount = action.kind, action.amount
+        except AttributeError:  # a slot never set: for read_mixed to name
+            return None
         if kind is RAISE:
             if type(amount) is not int or not high or not low <= amount <= high:
                 return None
@@ -159,12 +162,14 @@ class Seat:
     """
 
     __slots__ = ("_alarm", "asks", "benched", "bot", "decisions", "errors", "index", "label", "limit",
-                 "max_timeouts", "mix_rng", "mixed", "own_limit", "plain", "seconds", "strict", "table", "timeouts",
-                 "votes")
+                 "max_timeouts", "mix_rng", "mixed", "own_limit", "passes", "plain", "seconds", "strict", "table",
+                 "timeouts", "votes")
 
     def __init__(self, index: int, bot: Strategy, table: Table, *, strict: bool = False,
-                 limit: float | None = None, max_timeouts: int | None = 3) -> None:
+                 limit: float | None = None, max_timeouts: int | None = 3,
+                 ends_game: tuple[type[BaseException], ...] = ()) -> None:
         self.index = index
+        self.passes: tuple[type[BaseException], ...] = (KeyboardInterrupt, *ends_game)  # Ctrl-C, a trusted stop
         self.bot = bot
         self.table = table  # read for the hand number that errors name
         self.strict = strict
@@ -195,8 +200,8 @@ class Seat:
             start = perf_counter()
             try:
                 answer = getattr(self.bot, method)(*args)
-            except (Exception, SystemExit) as err:
-                self.error(f"{method} raised {describe_exception(err)}", err)
+            except BaseException as err:
+                self._raised(method, err)
                 answer = _FAILED
             self.seconds += perf_counter() - start
             return answer
@@ -233,8 +238,8 @@ class Seat:
         except DecisionTimeout:
             self._timed_out(method, limit)
             return _FAILED
-        except (Exception, SystemExit) as err:
-            self.error(f"{method} raised {describe_exception(err)}", err)
+        except BaseException as err:
+            self._raised(method, err)
             return _FAILED
         if limit is not None and not self.own_limit and perf_counter() - start > limit:
             self._timed_out(method, limit)  # measured: no alarm here, or the bot switched it off
@@ -253,6 +258,13 @@ class Seat:
             self.benched, self.plain = True, False
             message += f" ({self.timeouts} timeouts: not asked again this game)"
         self.error(message, DecisionTimeout())
+
+    def _raised(self, method: str, err: BaseException) -> None:
+        """The bot raised ``err``: its error, whatever the class (GeneratorExit, its own BaseException), except
+        Ctrl-C and the ``ends_game`` exceptions of a trusted seat, which go on up."""
+        if issubclass(type(err), self.passes):  # the real class: isinstance would read a __class__ property
+            raise err
+        self.error(f"{method} raised {describe_exception(err)}", err)
 
     def error(self, message: str, cause: BaseException | None = None) -> None:
         """Record a misstep (strict games raise `StrategyError` instead). ``message`` starts with the method."""
@@ -280,7 +292,9 @@ class Seat:
             self.own_limit = self.limit is not None and _declares_own_limit(self.bot)
             if self.own_limit and self.limit is not None:
                 object.__setattr__(self.bot, "decision_timeout", self.limit)
-        except Exception as err:
+        except BaseException as err:
+            if issubclass(type(err), self.passes):
+                raise
             self.error(f"setup could not give the bot its time limit ({describe_exception(err)})", err)
         limit = None if self.limit is None else self.limit * SETUP_TIME_FACTOR
         if self._call("setup", (self.index, n_players, rules, rng), limit) is _FAILED:
@@ -297,7 +311,7 @@ class Seat:
             if text is not _FAILED:
                 self.error(f"__repr__ returned {safe_repr(text)}, not a string")
             return type_name(self.bot)
-        return " ".join(text.split())[:100] or type_name(self.bot)
+        return " ".join(text[:1000].split())[:100] or type_name(self.bot)  # cut first: the text may be huge
 
     def act(self, obs: Observation, lim: BetLimits, my_bet: int) -> tuple[str, int]:
         """A betting decision as (kind, this round's bet after it), legal under ``lim``.
@@ -311,14 +325,17 @@ class Seat:
             start = perf_counter()
             try:
                 answer = self.bot.act(obs)
-            except (Exception, SystemExit) as err:
-                self.error(f"act raised {describe_exception(err)}", err)
+            except BaseException as err:
+                self._raised("act", err)
                 answer = _FAILED
             self.seconds += perf_counter() - start
         else:
             answer = self._ask("act", obs)
         if type(answer) is Action:  # our own class: its slots can be read directly, once
-            kind, amount = answer.kind, answer.amount
+            try:
+                kind, amount = answer.kind, answer.amount
+            except AttributeError:  # made with object.__new__: a slot never set
+                return self._refuse_action(f"act returned {safe_repr(answer)}, not an Action", lim, my_bet)
             to_call = lim[0]
             if kind is CALL or (kind is CHECK and not to_call):  # the common cases, fast (interned names)
                 return (CALL, my_bet + to_call) if to_call else (CHECK, my_bet)

@@ -1,0 +1,133 @@
+"""Answers and exceptions built to crash, stall or run code inside the engine: each is the bot's own recorded error.
+
+Found by a review (stop 23): our own record classes made with ``tuple.__new__``/``object.__new__`` in shapes their
+constructors refuse, ints too long to print, ``BaseException`` subclasses, a 30 MB exception message, a class whose
+``__name__`` is a str subclass. The game must play on, name the culprit in one short line, and run no bot code.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from strategies.random_bot import RandomBot
+from treasure_sim import Action, Game, Mixed, RuleSet, Steal, Strategy, play_game
+from treasure_sim.cli.play import LeaveTable
+from treasure_sim.game import answers
+from treasure_sim.game.timeouts import DecisionTimeout
+
+RAN: list[str] = []
+
+
+class Recording(str):
+    """A str subclass that records every time Python formats, prints, slices or measures it."""
+
+    def __format__(self, spec):
+        RAN.append("__format__")
+        return "lie"
+
+    def __str__(self):
+        RAN.append("__str__")
+        return "lie"
+
+    def __getitem__(self, index):
+        RAN.append("__getitem__")
+        return "lie"
+
+    def __len__(self):
+        RAN.append("__len__")
+        return 3
+
+
+class Own(BaseException):
+    pass
+
+
+class Renamed(Exception):
+    pass
+
+
+Renamed.__name__ = Recording("Renamed")
+
+
+class Disguised(Exception):
+    """Claims to be Ctrl-C to anything that asks its ``__class__`` (isinstance does)."""
+
+    @property
+    def __class__(self):
+        RAN.append("__class__")
+        return KeyboardInterrupt
+
+
+def _raise(err: BaseException):
+    raise err
+
+
+class Answers(Strategy):
+    """Answers every betting decision and every steal with ``make()``."""
+
+    def __init__(self, make) -> None:
+        self.make = make
+
+    def act(self, obs):
+        return self.make()
+
+    def steal(self, obs, options):
+        return self.make()
+
+
+def _play(make, hands: int = 3):
+    RAN.clear()
+    result = play_game([Answers(make), RandomBot()], RuleSet(max_hands=hands), seed=1)
+    assert len(result.hands) == hands and result.errors[1] == ()
+    assert RAN == []
+    return result.errors[0]
+
+
+@pytest.mark.parametrize(("make", "message"), [
+    (lambda: Action("raise", 10**5000), "raise to <int of 16610 bits> is outside"),
+    (lambda: Mixed((Action("raise", -10**5000), Action.call()), (0.5, 0.5)), "<int of 16610 bits>"),
+    (lambda: tuple.__new__(Mixed, ()), "not an Action or a Mixed"),
+    (lambda: tuple.__new__(Mixed, ((Action.fold(),), (1.0,), "extra")), "not an Action or a Mixed"),
+    (lambda: object.__new__(Action), "<Action object>, not an Action"),
+    (lambda: Mixed((object.__new__(Action),), (1.0,)), "holds <Action object>"),
+    (lambda: tuple.__new__(Steal, (1,)), "<Steal object>, not an Action"),
+    (lambda: Mixed((tuple.__new__(Steal, (1,)),), (1.0,)), "holds <Steal object>"),
+    (lambda: _raise(Own("mine")), "act raised Own: mine"),
+    (lambda: _raise(GeneratorExit()), "act raised GeneratorExit"),
+    (lambda: _raise(DecisionTimeout()), "act raised DecisionTimeout"),
+    (lambda: _raise(Renamed("x")), "act raised Renamed: x"),
+    (lambda: _raise(Disguised("x")), "act raised Disguised: x"),
+    (lambda: _raise(LeaveTable()), "act raised LeaveTable"),  # only the game that passes it lets it through
+    (lambda: _raise(ValueError("ab " * 10**7)), "act raised ValueError: ab ab"),
+    (lambda: _raise(ValueError(*range(10**6))), "act raised ValueError"),
+])
+def test_a_hostile_betting_answer_is_the_bots_own_error(make, message):
+    errors = _play(make)
+    assert errors and message in errors[0] and ": act" in errors[0]
+    assert all(len(e) < 300 for e in errors)  # one short line each, however long what the bot raised
+
+
+def test_a_malformed_steal_is_refused_by_name():
+    class Thief(RandomBot):
+        def steal(self, obs, options):
+            return tuple.__new__(Steal, (1,))
+
+    found = [e for seed in range(1, 40)
+             for e in play_game([Thief(draw_chance=1.0), RandomBot()], RuleSet(max_hands=30), seed=seed).errors[0]]
+    assert found and all("<Steal object>, not a Steal" in e for e in found)
+
+
+def test_reading_never_formats_a_bot_made_name_or_a_huge_string_whole():
+    RAN.clear()
+    assert answers.type_name(Renamed()) == "Renamed" and type(answers.type_name(Renamed())) is str
+    assert answers.describe_exception(Renamed("x" * 10**6)).startswith("Renamed: xxx")
+    assert len(answers.safe_repr("\0" * 10**6)) <= 200
+    assert answers.describe_exception(ValueError(*range(13))) == "ValueError"  # too many args: the type alone
+    assert RAN == []
+
+
+def test_a_trusted_seat_ends_the_game_with_its_own_exception_and_ctrl_c_always_stops():
+    for err, ends_game in ((LeaveTable(), (LeaveTable,)), (KeyboardInterrupt(), ())):
+        game = Game([Answers(lambda err=err: _raise(err)), RandomBot()], RuleSet(max_hands=3), ends_game=ends_game)
+        with pytest.raises(type(err)):
+            game.play()
