@@ -41,6 +41,19 @@ class Chatty(Strategy):
     def act(self, obs):
         print("thinking...")  # on stdout: not the protocol
         return Action.call()
+
+SEEN = set()  # what this process remembers of every game it played
+
+class Rememberer(Strategy):
+    """Calls, and remembers the first hand's New Treasure and first shared cards of every game; says so (an
+    unknown action) when a game's first hand shows ones met before: the same deal again, whose cards it could know."""
+    def act(self, obs):
+        if obs.hand_no == 1 and obs.round == 1:
+            key = (obs.new_treasure, obs.shared)
+            if key in SEEN:
+                return Action("seen before")
+            SEEN.add(key)
+        return Action.call()
 '''
 
 
@@ -118,6 +131,35 @@ max_hands = 30
     games = read_games(tmp_path / "out").to_pandas()
     mine = games[games.entrant == "line_bot"]
     assert len(mine) == 9 and mine["decisions"].sum() > 0 and mine["errors"].sum() == 0
+
+
+def test_an_isolated_bot_never_meets_the_same_cards_twice(bot_file, tmp_path):
+    """Every rotation of a deal deals the same first hand; a bot process that played one must not play another
+    (nor the same deal in another variant of a sweep): it could know the cards."""
+    entrant = f'[[entrants]]\nstrategy = "{bot_file}:Rememberer"\nisolate = true\n'
+    base = f'name = "memory"\ndeals = 6\ntable_size = 3\n{entrant * 2}[[entrants]]\nstrategy = "calling_station"\n'
+    for name in ("memory", "variant"):  # a second run of the same seed: a sweep's next variant, same workers
+        run_experiment(parse_toml(base.replace('"memory"', f'"{name}"') + "[rules]\nmax_hands = 3\n"),
+                       tmp_path / name, workers=1, progress=False)
+        games = read_games(tmp_path / name).to_pandas()
+        mine = games[games.strategy.astype(str).str.contains("Rememberer")]
+        assert len(mine) == 36 and mine["decisions"].sum() > 0
+        assert mine["errors"].sum() == 0, mine["first_error"].dropna().unique()
+
+
+def test_a_pooled_process_is_reused_only_for_cards_it_has_not_played():
+    command = python_command("calling_station", {})
+    pids = []
+    for deal_key in (1, 1, 2, 1, None):
+        bot = IsolatedBot(command, deal_key=deal_key)
+        play_game([bot, load_strategy("rock")], RuleSet(max_hands=1), seed=1)
+        pids.append(bot._process.proc.pid)
+        bot.close()
+    assert pids[1] != pids[0]  # deal 1 again: another process
+    assert pids[2] == pids[1]  # deal 2: any idle one that has not played it (the latest)
+    assert pids[3] not in pids[:2]  # deal 1 a third time: both that played it refused
+    assert pids[4] == pids[3]  # no deal named: the latest idle one
+    stop_all()
 
 
 def _game_with(bot: Strategy, timeout: float = 0.3) -> tuple[object, float]:

@@ -13,6 +13,9 @@ line back (`protocol`, ``docs/protocol.md``). The child may be any program (``co
 
 Children are kept between games of one worker (a pool per command), so a tournament pays for starting
 a bot once per worker, not once per game: each game begins with a ``setup`` message that resets it.
+A bot may still remember, and duplicate deals replay the same cards (every rotation of a deal, every variant
+of a sweep): so a game that names its card stream (``deal_key``) gets a child that has never played it, and a
+bot never meets the same cards twice (docs/protocol.md).
 """
 
 from __future__ import annotations
@@ -84,6 +87,7 @@ class BotProcess:
             raise BotProcessError(f"cannot start {shlex.join(command)}: {err.strerror or err}") from None
         self._buffer = b""
         self._next_id = 0
+        self.deals: set[int] = set()  # the card streams (deal_key) this child has played
 
     @property
     def alive(self) -> bool:
@@ -160,14 +164,17 @@ class BotProcess:
 _IDLE: dict[tuple[tuple[str, ...], int | None], list[BotProcess]] = {}  # children between games, by command
 
 
-def _take(command: tuple[str, ...], memory_mb: int | None) -> BotProcess:
+def _take(command: tuple[str, ...], memory_mb: int | None, deal_key: int | None = None) -> BotProcess:
+    """An idle child of ``command`` that has never played ``deal_key``'s cards, else a new one."""
     idle = _IDLE.get((command, memory_mb), [])
-    while idle:
-        process = idle.pop()
-        if process.alive:
-            return process
+    for process in [p for p in idle if not p.alive]:
+        idle.remove(process)
         process.kill()
-    return BotProcess(command, memory_mb)
+    fresh = [i for i, p in enumerate(idle) if deal_key not in p.deals]
+    process = idle.pop(fresh[-1]) if fresh else BotProcess(command, memory_mb)
+    if deal_key is not None:
+        process.deals.add(deal_key)
+    return process
 
 
 def _give_back(process: BotProcess) -> None:
@@ -192,13 +199,14 @@ class IsolatedBot(Strategy):
     enforces_own_timeout: ClassVar[bool] = True  # the engine's in-process alarm is not used for this bot
 
     def __init__(self, command: str | Sequence[str], *, label: str | None = None, memory_mb: int | None = None,
-                 max_restarts: int = 2) -> None:
+                 max_restarts: int = 2, deal_key: int | None = None) -> None:
         self.command = split_command(command)
         if not self.command:
             raise ValueError("an isolated bot needs a command to run")
         self.label = label or os.path.basename(self.command[0])
         self.memory_mb = memory_mb
         self.max_restarts = max_restarts
+        self.deal_key = deal_key  # this game's card stream: played only by children that have never seen it
         self.decision_timeout: float | None = None  # set by the engine before each question
         self._process: BotProcess | None = None
         self._setup_fields: dict[str, Any] = {}
@@ -222,7 +230,7 @@ class IsolatedBot(Strategy):
             raise
 
     def _start(self) -> None:
-        self._process = _take(self.command, self.memory_mb)
+        self._process = _take(self.command, self.memory_mb, self.deal_key)
         if self._setup_fields:  # a fresh child in the middle of a game: set it up for this game first
             try:
                 self._process.ask("setup", STARTUP_TIMEOUT, **self._setup_fields)

@@ -46,6 +46,14 @@ class GameSeeds:
     bots: tuple[np.random.SeedSequence, ...]
     draws: tuple[np.random.SeedSequence, ...]
 
+    @property
+    def deal_key(self) -> int:
+        """A number naming the cards (the same in every rotation and variant of the deal): no isolated bot's
+        process plays them twice (`IsolatedBot`)."""
+        entropy = self.cards.entropy
+        assert isinstance(entropy, int)  # seeding.derive makes one 256-bit int
+        return entropy
+
 
 def game_seeds(seed: int, deal: int, rotation: int, seats: int) -> GameSeeds:
     """The streams of game (``deal``, ``rotation``) of an experiment run with ``seed``."""
@@ -106,10 +114,12 @@ def plan_tasks(exp: Experiment, pending: list[tuple[int, int]], size: int, *, st
                        min(end, first + size), exp.decision_timeout, strict, histories, exp.rotate == "cycle")
 
 
-def make_bot(entrant: Entrant) -> Strategy:
-    """A fresh bot for one game: in this process, or a proxy to its own process when isolated."""
+def make_bot(entrant: Entrant, deal_key: int | None = None) -> Strategy:
+    """A fresh bot for one game: in this process, or a proxy to its own process when isolated (one that has never
+    played the cards ``deal_key`` names: a bot cannot remember a deal from one rotation or variant to the next)."""
     if entrant.isolate:
-        return IsolatedBot(entrant.process_command, label=entrant.label, memory_mb=entrant.memory_mb)
+        return IsolatedBot(entrant.process_command, label=entrant.label, memory_mb=entrant.memory_mb,
+                           deal_key=deal_key)
     return load_strategy(entrant.strategy, **entrant.params)
 
 
@@ -132,15 +142,15 @@ def entrant_setup(task: Task, seats: tuple[int, ...]) -> dict:
 def play_one(task: Task, game_id: int, deal: int, rotation: int, seats: tuple[int, ...]) -> GameResult:
     """One game of the task; a bot that cannot be built, or errs in a strict run, is a `BotFailure`."""
     bots: list[Strategy] = []
+    seeds = game_seeds(task.seed, deal, rotation, len(seats))
     try:
         for e in seats:
             entrant = task.entrants[e]
             try:
-                bots.append(make_bot(entrant))
+                bots.append(make_bot(entrant, deal_key=seeds.deal_key))
             except Exception as err:
                 raise BotFailure(f"entrant {entrant.label!r} ({entrant.strategy or ' '.join(entrant.command)}) "
                                  f"could not be built for game {game_id}: {type(err).__name__}: {err}") from err
-        seeds = game_seeds(task.seed, deal, rotation, len(seats))
         try:
             return Game(bots, task.rules, None, deal_seed=seeds.cards, bot_seeds=seeds.bots, draw_seeds=seeds.draws,
                         quintets=False, strict=task.strict, decision_timeout=task.decision_timeout,
