@@ -126,8 +126,33 @@ def test_reading_never_formats_a_bot_made_name_or_a_huge_string_whole():
     assert RAN == []
 
 
-def test_a_trusted_seat_ends_the_game_with_its_own_exception_and_ctrl_c_always_stops():
-    for err, ends_game in ((LeaveTable(), (LeaveTable,)), (KeyboardInterrupt(), ())):
-        game = Game([Answers(lambda err=err: _raise(err)), RandomBot()], RuleSet(max_hands=3), ends_game=ends_game)
-        with pytest.raises(type(err)):
-            game.play()
+def test_a_trusted_seat_ends_the_game_with_its_own_exception_and_ctrl_c_stops_by_default():
+    def game(err, **ends_game):
+        return Game([Answers(lambda: _raise(err)), RandomBot()], RuleSet(max_hands=3), **ends_game)
+
+    with pytest.raises(LeaveTable):
+        game(LeaveTable(), ends_game=(KeyboardInterrupt, LeaveTable)).play()
+    with pytest.raises(KeyboardInterrupt):
+        game(KeyboardInterrupt()).play()
+    errors = game(KeyboardInterrupt(), ends_game=()).play().errors[0]  # as a tournament's workers play
+    assert errors and "act raised KeyboardInterrupt" in errors[0]
+
+
+class Interrupter(Strategy):
+    def act(self, obs):
+        raise KeyboardInterrupt
+
+
+def test_a_bot_cannot_stop_a_tournament_by_raising_ctrl_c(tmp_path):
+    """Workers ignore Ctrl-C (the parent handles it), so a KeyboardInterrupt in a tournament game is a bot's."""
+    from treasure_sim.run.execute import run_experiment
+    from treasure_sim.run.experiment import parse_toml
+    from treasure_sim.run.store import read_games
+
+    exp = parse_toml(f'name = "ki"\ndeals = 3\ntable_size = 2\n[[entrants]]\nstrategy = "{__file__}:Interrupter"\n'
+                     '[[entrants]]\nstrategy = "random"\n[rules]\nmax_hands = 5\n')
+    run_experiment(exp, tmp_path / "out", workers=1, progress=False)
+    games = read_games(tmp_path / "out").to_pandas()
+    mine = games[games.entrant.astype(str) == "Interrupter"]
+    assert len(games) == 12 and mine["errors"].min() > 0
+    assert mine["first_error"].str.contains("act raised KeyboardInterrupt").all()

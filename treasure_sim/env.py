@@ -222,7 +222,7 @@ class TreasurePokerEnv(AECEnv):
     def _run(self, players: list[Strategy], seed: int, channel: _Channel) -> None:
         """The game thread: the game is built here too (building it asks the first vote to go on)."""
         try:
-            game = self._game = Game(players, self.rules, seed, ends_game=(_Stop,))
+            game = self._game = Game(players, self.rules, seed, ends_game=(KeyboardInterrupt, _Stop))
             channel.questions.put(_Finished(game.play()))
         except _Stop:
             pass

@@ -359,7 +359,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     print(f"Treasure Poker, {n} seats: " + ", ".join(f"seat {s} {name}" for s, name in enumerate(names))
           + f"; seed {game_seed} (the same cards again: --seed {game_seed})")
     with _closing(players):
-        game = Game(players, rules, game_seed, ends_game=(LeaveTable,))
+        game = Game(players, rules, game_seed, ends_game=(KeyboardInterrupt, LeaveTable))
         try:
             _play(game, names, watch=args.watch, person=None if args.watch else players[args.seat])
         except (KeyboardInterrupt, LeaveTable) as stop:

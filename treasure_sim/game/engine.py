@@ -70,8 +70,9 @@ class Game:
     playing on. ``decision_timeout`` limits every answer of every bot to that many seconds (``setup``
     to ten times as many): a bot over the limit gets the default answer and a recorded timeout, and
     after ``max_timeouts`` of them it is asked nothing more this game (``timeouts.py``, ``seats.py``).
-    Whatever a bot raises is its error, recorded like a wrong answer, except Ctrl-C and the ``ends_game`` exception
-    types a trusted seat raises to end the game (a person leaving the table, an environment closing).
+    Whatever a bot raises is its error, recorded like a wrong answer, except the ``ends_game`` exception types: by
+    default Ctrl-C (``KeyboardInterrupt``); a trusted seat adds its own (a person leaving the table, an environment
+    closing); a tournament's workers, which ignore Ctrl-C, pass none, so a bot cannot stop a run by raising it.
     Restricted play: ``restrict={seat: {"clubs", ...}}`` bars a seat from powers (``strategy.POWERS``): its Clubs
     make nothing wild for it, it is never offered Spades moves, Hearts draws or steals, and it never takes a New
     Treasure (seeds/rulings.md, "Restricted play"); its observations say so (``Observation.restricted``).
@@ -85,7 +86,8 @@ class Game:
                  bot_seeds: Sequence[int | np.random.SeedSequence] | None = None,
                  draw_seeds: Sequence[np.random.SeedSequence] | None = None,
                  decision_timeout: float | None = None, max_timeouts: int | None = 3,
-                 restrict: Restrict | None = None, ends_game: tuple[type[BaseException], ...] = ()) -> None:
+                 restrict: Restrict | None = None,
+                 ends_game: tuple[type[BaseException], ...] = (KeyboardInterrupt,)) -> None:
         n = len(strategies)
         if not 2 <= n <= 10:
             raise ValueError(f"a game needs 2 to 10 strategies, got {n}")

@@ -167,9 +167,9 @@ class Seat:
 
     def __init__(self, index: int, bot: Strategy, table: Table, *, strict: bool = False,
                  limit: float | None = None, max_timeouts: int | None = 3,
-                 ends_game: tuple[type[BaseException], ...] = ()) -> None:
+                 ends_game: tuple[type[BaseException], ...] = (KeyboardInterrupt,)) -> None:
         self.index = index
-        self.passes: tuple[type[BaseException], ...] = (KeyboardInterrupt, *ends_game)  # Ctrl-C, a trusted stop
+        self.passes = ends_game  # what a call lets through: Ctrl-C at a terminal, a trusted seat's stop
         self.bot = bot
         self.table = table  # read for the hand number that errors name
         self.strict = strict
@@ -261,7 +261,7 @@ class Seat:
 
     def _raised(self, method: str, err: BaseException) -> None:
         """The bot raised ``err``: its error, whatever the class (GeneratorExit, its own BaseException), except
-        Ctrl-C and the ``ends_game`` exceptions of a trusted seat, which go on up."""
+        the ``ends_game`` types (Ctrl-C, a trusted seat's stop), which go on up."""
         if issubclass(type(err), self.passes):  # the real class: isinstance would read a __class__ property
             raise err
         self.error(f"{method} raised {describe_exception(err)}", err)

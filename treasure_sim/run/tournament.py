@@ -154,7 +154,7 @@ def play_one(task: Task, game_id: int, deal: int, rotation: int, seats: tuple[in
         try:
             return Game(bots, task.rules, None, deal_seed=seeds.cards, bot_seeds=seeds.bots, draw_seeds=seeds.draws,
                         quintets=False, strict=task.strict, decision_timeout=task.decision_timeout,
-                        **entrant_setup(task, seats)).play()
+                        ends_game=(), **entrant_setup(task, seats)).play()  # workers ignore Ctrl-C: a bot raised it
         except StrategyError as err:
             seat = re.match(r"seat (\d+)", str(err))
             who = task.entrants[seats[int(seat[1])]].label if seat else "a bot"
