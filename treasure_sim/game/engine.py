@@ -1,54 +1,32 @@
-"""The engine: the 17 steps of a hand as the card names them, and a game of hands until one ends it.
+"""The engine: a game of Treasure Poker between bots, driven over the steppable `GameState`.
 
-Every question to a bot goes through its `Seat` (``seats.py``), which returns answers already checked
-against the options computed here; the deck, the zones and the chips change only through `Table`
-and `Hand` (``state.py``). The Treasure steps (11, 12, 14–16) and restricted play are in ``powers.py``.
-What is left here is the rules of betting, the showdown and the game.
+The rules live in the state (``gamestate.py``: the 17 steps of a hand as the card names them, betting, the
+showdown, the Treasure steps); the deck, the zones and the chips change only through `Table` and `Hand`
+(``state.py``). `Game` is the loop that asks each question of the seat it is for: every question to a bot goes
+through its `Seat` (``seats.py``), which returns answers already checked against the state's options.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from . import evaluator
-from .betting import bet_limits, split_pots, uncalled_bet
+from .betting import BetLimits
 from .cards import make_deck
-from .history import GameResult, HandRecord, MixedDecision, ShownHand, name_quintet
-from .powers import (
-    Restrict,
-    award_new_treasure,
-    barred_seats,
-    check_restrict,
-    draw_hearts,
-    move_spades,
-    steal,
-)
+from .gamestate import Decision, GameState
+from .history import GameResult, HandRecord
+from .powers import Restrict, barred_seats, check_restrict
+from .questions import QUESTIONS
 from .rules import RuleSet
 from .seats import Seat, StrategyError
 from .seeding import as_seed_sequence, derive, root_key
-from .state import (
-    DeckEmpty,
-    Hand,
-    Table,
-    check_money,
-    check_stacked_deck,
-    check_treasures,
-    names,
-    observe,
-    observe_between,
-)
-from .strategy import CALL, CHECK, FOLD, RAISE, Strategy
+from .state import Table, check_money, check_stacked_deck, check_treasures, names, observe
+from .strategy import Observation, Strategy
 from .timeouts import AlarmScope
 
 __all__ = ["Game", "StrategyError", "play_game"]
-
-_new_record = tuple.__new__  # ShownHand(*values) checks arity; the showdown builds them in field order
-_LEGAL = {to_call_free: {raise_ok: (FOLD, CHECK if to_call_free else CALL) + ((RAISE,) if raise_ok else ())
-                         for raise_ok in (False, True)} for to_call_free in (False, True)}
-"""The legal action kinds at a betting decision, by (nothing to call, a raise is possible)."""
 
 
 class Game:
@@ -118,30 +96,31 @@ class Game:
         card_seed = derive(key, "cards") if deal_seed is None else as_seed_sequence(deal_seed)
         seat_seeds = ([derive(key, "bot", s) for s in range(n)] if bot_seeds is None
                       else [as_seed_sequence(b) for b in bot_seeds])
-        self._card_rng = np.random.default_rng(card_seed)
         full = make_deck(rules.jokers)
         zones = check_treasures(treasures, n, rules.zone_limit)
         stacked = check_stacked_deck(deck, zones, full)
         restricted = check_restrict(restrict, n)
-        self._barred = barred_seats(restricted)  # per power, the seats that may not use it
-        self.table = Table(n, rules, full, check_money(money, n, rules.starting_money), zones, dealer, restricted)
-        self.seats = [Seat(i, bot, self.table, strict=strict, limit=decision_timeout, max_timeouts=max_timeouts,
-                           ends_game=ends_game) for i, bot in enumerate(self.strategies)]
-        self._hands: list[HandRecord] = []
-        self.end_reason: str | None = None
-        self.table.reshuffle(self._card_rng, stacked)
+        table = Table(n, rules, full, check_money(money, n, rules.starting_money), zones, dealer, restricted)
+        card_rng = np.random.default_rng(card_seed)
+        table.reshuffle(card_rng, stacked)
         if draw_seeds is not None:
             draws = [as_seed_sequence(d) for d in draw_seeds]
         else:  # keyed by the game's seed where there is one, so rotations of a deal_seed draw afresh
             draws = [derive(key, "draws", s) for s in range(n)] if key else mix_seeds(card_seed, n)
-        for seat, draw_seed in zip(self.seats, draws, strict=True):
-            seat.mix_rng = np.random.default_rng(draw_seed)
+        self.state = state = GameState(table, rules, card_rng, [np.random.default_rng(d) for d in draws],
+                                       barred_seats(restricted), quintets=self.quintets)
+        self.table = table
+        self.seats = [Seat(i, bot, table, strict=strict, limit=decision_timeout, max_timeouts=max_timeouts,
+                           ends_game=ends_game) for i, bot in enumerate(self.strategies)]
+        self._hands: list[HandRecord] = []
         for seat in self.seats:  # each bot gets its own copy of the rules, in setup and in every observation
-            seat.setup(n, self.table.bot_rules[seat.index], np.random.default_rng(seat_seeds[seat.index]))
+            seat.setup(n, table.bot_rules[seat.index], np.random.default_rng(seat_seeds[seat.index]))
+        state.errors = [seat.errors for seat in self.seats]  # each seat's own list, kept up to date by it
+        state.asks = [frozenset(q.name for q in QUESTIONS.values() if not q.skippable or q.method in seat.asks)
+                      for seat in self.seats]
         self._told = any("on_hand_end" in seat.asks for seat in self.seats)  # anyone to tell after a hand?
-        self._errors = [seat.errors for seat in self.seats]  # each seat's own list, kept up to date by it
         self._timed = decision_timeout is not None
-        self._check_next_hand()
+        self._drive()  # the votes before the first hand
 
     # ----- public state between hands ------------------------------------------------------------
     @property
@@ -175,8 +154,12 @@ class Game:
         return self.table.dealer
 
     @property
+    def end_reason(self) -> str | None:
+        return self.state.end_reason
+
+    @property
     def over(self) -> bool:
-        return self.end_reason is not None
+        return self.state.over
 
     @property
     def hands(self) -> tuple[HandRecord, ...]:
@@ -216,32 +199,9 @@ class Game:
             timeouts=tuple(seat.timeouts for seat in self.seats),
         )
 
-    def _check_next_hand(self) -> None:
-        """Before each hand: who can pay the ante, the hand cap, and the vote to go on (rulings §3, §7)."""
-        t = self.table
-        money, out = t.money, t.out
-        ante = t.ante = self.rules.ante_at(t.hand_no + 1)  # the ante of the hand about to start
-        able = []
-        for s in range(t.n):
-            if money[s] < ante:
-                out[s] = True
-            elif not out[s]:
-                able.append(s)
-        if len(able) < 2:
-            self.end_reason = "too_few_players"
-        elif len(self._hands) >= self.rules.max_hands:
-            self.end_reason = "hand_limit"
-        else:
-            voters = [s for s in able if self.seats[s].votes]  # the others always go on
-            if voters:
-                views = observe_between(t, voters)
-                votes = [self.seats[s].keep_playing(view) for s, view in zip(voters, views, strict=True)]
-                if len(voters) == len(able) and not any(votes):
-                    self.end_reason = "all_stopped"
-
     # ----- one hand ------------------------------------------------------------------------------
     def play_hand(self) -> HandRecord:
-        """Play one hand (steps 1–17) and return its record."""
+        """Play one hand (steps 1–17), and the votes before the next, and return its record."""
         if self.over:
             raise RuntimeError(f"the game is over ({self.end_reason})")
         if self._timed:  # the alarms' signal handler stays installed for the whole hand (timeouts.py)
@@ -250,129 +210,47 @@ class Game:
         return self._play_hand()
 
     def _play_hand(self) -> HandRecord:
-        t = self.table
-        t.hand_no += 1
-        h = Hand(t, [len(seat.errors) for seat in self.seats])
-        h.pay_antes(t)  # step 1
-        try:
-            h.deal_hole(t)  # step 2
-            if self.rules.new_treasure:
-                h.deal_new_treasure(t)  # step 3, face up
-            for rnd, deal in enumerate((2, 2, 1, 0)):
-                if h.live < 2:  # all but one folded: no more betting, no more cards
-                    h.start_round(3)
-                    break
-                h.start_round(rnd)
-                self._betting(h)
-                if deal and h.live > 1:
-                    h.deal_shared(t, deal)  # steps 5, 7, 9
-        except DeckEmpty:
-            h.void = True  # rulings §7: every chip goes back, nothing else happens
-            for s in h.order:
-                h.give_back(t, s, h.committed[s])
-        if not h.void:
-            self._finish(h)
-        record = h.record(t, self._errors)
+        self._drive()  # the hand, to its end
+        record = self.state.record
+        assert record is not None
         self._hands.append(record)
         if self._told:
-            for s in h.order:
+            for s in self.state.hand.order:  # in turn order
                 self.seats[s].on_hand_end(record)
-        if h.void or h.ran_out:
-            self.end_reason = "deck_empty"
-        t.dealer = (t.dealer + 1) % t.n
-        t.reshuffle(self._card_rng)  # step 17
-        if self.end_reason is None:
-            self._check_next_hand()
+        self._drive()  # step 17 and the votes before the next hand
         return record
 
-    def _finish(self, h: Hand) -> None:
-        """Steps 11–16: Spades, Hearts and quintets if more than one is left, the pots, the treasures."""
-        t = self.table
-        contenders = h.contenders()
-        scores: dict[int, int] = {}
-        rules, seats, barred = self.rules, self.seats, self._barred
-        if len(contenders) > 1:
-            if rules.spades:
-                move_spades(t, h, seats, contenders, barred["spades"])
-            h.revealed = True  # step 12 begins by revealing the hands still in (rulings §6)
-            if rules.hearts:
-                h.ran_out = draw_hearts(t, h, seats, contenders, rules, barred["hearts"])
-            scores = self._choose_quintets(h, contenders)
-        h.returned = returned = uncalled_bet(h.committed)
-        if returned:
-            h.give_back(t, *returned)
-        h.pots = split_pots(h.committed, contenders, scores, h.order)
-        for pot in h.pots:
-            for w, chips in zip(pot.winners, pot.shares, strict=True):
-                h.pay(t, w, chips)
-        h.taken = award_new_treasure(t, h, seats, rules, barred["new_treasure"])
-        if rules.diamonds:
-            h.steals = steal(t, h, seats, barred["diamonds"])
+    def _drive(self) -> None:
+        """Ask every question the state waits for, up to the end of a hand or the start of the next."""
+        state, seats = self.state, self.seats
+        decision = state.decision
+        while (d := decision(False)) is not None:
+            seat = seats[d.seat]
+            if d.kind == "bet":
+                lim: BetLimits = d.limits  # type: ignore[assignment]  # a bet always has its limits
+                obs = observe(state.table, state.hand, d.seat, "bet", lim[0], lim[1], lim[2], d.options)
+                answer = seat.act(obs, lim, d.my_bet)
+                if type(answer) is list:
+                    state.bet_drawn(answer)
+                else:
+                    state.bet(*answer)
+            else:
+                state.answer(_ASK[d.kind](seat, state, d))
 
-    def _betting(self, h: Hand) -> None:
-        """Steps 4, 6, 8, 10: one betting round; folding is legal at every decision.
 
-        ``queue`` holds the seats still to act, in turn order; a raise refills it with everyone
-        else who can still act, starting after the raiser. A raise needs someone else still in who
-        could put in more than the high bet: what each player can bet in all this round (``reach``,
-        its stack at the start of the round) does not change as it bets, so the best two are kept.
-        """
-        t, rules, rnd, seats = self.table, self.rules, h.round, self.seats
-        money, bets, folded, order = t.money, h.bets, h.folded, h.order
-        live = [s for s in order if not folded[s]]
-        if len(live) < 2:
-            return
-        reach = {s: money[s] for s in live}
-        (top, top_seat), (second, _) = _best_two(reach)
-        queue = [s for s in live if money[s] > 0]
-        high = largest = raises = 0
-        i = 0
-        while i < len(queue):
-            s = queue[i]
-            i += 1
-            my_bet = bets[s]
-            stack = money[s]
-            answerable = my_bet + stack > high and (second if s == top_seat else top) > high
-            lim = bet_limits(rules, rnd, high, my_bet, stack, largest, raises, h.pot, answerable)
-            legal = _LEGAL[lim[0] == 0][lim[2] > 0]
-            obs = observe(t, h, s, "bet", lim[0], lim[1], lim[2], legal)
-            seat = seats[s]
-            kind, target = seat.act(obs, lim, my_bet)
-            if seat.mixed is not None:  # drawn from declared chances: what the action correction needs
-                h.mixed.append(MixedDecision(rnd, s, seat.mixed, tuple(h.committed), tuple(
-                    [dealt and not f for dealt, f in zip(h.in_hand, folded, strict=True)]), lim[0], kind == FOLD))
-                seat.mixed = None
-            if kind == FOLD:
-                h.fold(rnd, s)
-                del reach[s]
-                if len(reach) < 2:
-                    return
-                (top, top_seat), (second, _) = _best_two(reach)
-                continue
-            h.bet(t, rnd, s, kind, target)
-            if kind == RAISE:
-                largest = max(largest, target - high)
-                high = target
-                raises += 1
-                queue = [o for o in t.after(order)[s] if not folded[o] and money[o] > 0]
-                i = 0
+def _look(state: GameState, d: Decision) -> Callable[[], Observation]:
+    """The observation of ``d``, built only if the seat asks its bot (a bot that does not answer is not asked)."""
+    return lambda: state.observation(d)
 
-    def _choose_quintets(self, h: Hand, seats: list[int]) -> dict[int, int]:
-        """Step 13: every hand still in is shown and scored in one batched evaluator call."""
-        t = self.table
-        rows = [h.hands[s] + h.shared for s in seats]
-        masks = [t.wilds[s] for s in seats]
-        scores = evaluator.score_rows(rows, masks)  # ids are ours: no numpy, no checks
-        board = names(h.shared)
-        shown = [_new_record(ShownHand, (t.hand_no, s, names(h.hands[s]), scores[i],
-                                         evaluator.category_name(scores[i]), board, masks[i]))
-                 for i, s in enumerate(seats)]
-        if self.quintets:  # name them now (else only when a record is printed or written)
-            for hand in shown:
-                name_quintet(hand.cards + hand.board, hand.wild_ranks)
-        h.shown = shown
-        t.showdowns = t.showdowns + tuple(shown)
-        return dict(zip(seats, scores, strict=True))
+
+_ASK = {  # how the driver asks a seat each question that is not a bet (the seat checks and falls back)
+    "keep_playing": lambda seat, state, d: seat.keep_playing(state.observation(d)),
+    "spades": lambda seat, state, d: seat.move_spades(_look(state, d), d.options),
+    "hearts": lambda seat, state, d: seat.draw_heart(_look(state, d)),
+    "joker_treasure": lambda seat, state, d: seat.choose_joker_treasure(_look(state, d), d.options, d.default),
+    "make_room": lambda seat, state, d: seat.make_room(_look(state, d), d.treasure, d.options[:-1]),
+    "steal": lambda seat, state, d: seat.steal(_look(state, d), d.options[:-1]),
+}
 
 
 def mix_seeds(card_seed: np.random.SeedSequence, n: int) -> list[np.random.SeedSequence]:
@@ -383,17 +261,6 @@ def mix_seeds(card_seed: np.random.SeedSequence, n: int) -> list[np.random.SeedS
 
 
 _MIX_KEY = 0x6D6978  # "mix": a spawn-key branch the card stream never uses
-
-
-def _best_two(reach: dict[int, int]) -> tuple[tuple[int, int], tuple[int, int]]:
-    """The largest and second largest (amount, seat) of ``reach`` (at least two seats)."""
-    first = second = (-1, -1)
-    for seat, amount in reach.items():
-        if amount > first[0]:
-            first, second = (amount, seat), first
-        elif amount > second[0]:
-            second = (amount, seat)
-    return first, second
 
 
 def play_game(strategies: Sequence[Strategy], rules: RuleSet = RuleSet(), seed: int = 0, *,

@@ -39,6 +39,7 @@ from .answers import (
     type_name,
 )
 from .betting import BetLimits, action_problem
+from .questions import bet_total
 from .strategy import (
     ACTION_KINDS,
     CALL,
@@ -162,7 +163,7 @@ class Seat:
     """
 
     __slots__ = ("_alarm", "asks", "benched", "bot", "decisions", "errors", "index", "label", "limit",
-                 "max_timeouts", "mix_rng", "mixed", "own_limit", "passes", "plain", "seconds", "strict", "table",
+                 "max_timeouts", "own_limit", "passes", "plain", "seconds", "strict", "table",
                  "timeouts", "votes")
 
     def __init__(self, index: int, bot: Strategy, table: Table, *, strict: bool = False,
@@ -186,8 +187,6 @@ class Seat:
         self.own_limit = False
         self.label = type_name(bot)
         self._alarm = Alarm(limit) if limit is not None else None
-        self.mix_rng: np.random.Generator | None = None  # the engine's own stream for drawing Mixed answers
-        self.mixed: float | None = None  # the fold chance of the Mixed answer just drawn; the engine resets it
 
     def __repr__(self) -> str:
         return f"Seat({self.index}, {self.label})"
@@ -313,8 +312,9 @@ class Seat:
             return type_name(self.bot)
         return " ".join(text[:1000].split())[:100] or type_name(self.bot)  # cut first: the text may be huge
 
-    def act(self, obs: Observation, lim: BetLimits, my_bet: int) -> tuple[str, int]:
-        """A betting decision as (kind, this round's bet after it), legal under ``lim``.
+    def act(self, obs: Observation, lim: BetLimits, my_bet: int) -> tuple[str, int] | list[tuple[str, int, float]]:
+        """A betting decision as (kind, this round's bet after it), legal under ``lim``; for a `Mixed` answer, the
+        list of its (kind, bet after it, chance), for the state to draw from.
 
         An illegal answer is recorded and the seat checks if that is free, else folds. A call of
         nothing is a check.
@@ -363,12 +363,9 @@ class Seat:
             return FOLD, my_bet
         return (CALL, my_bet + lim.to_call) if lim.to_call else (CHECK, my_bet)
 
-    def _draw(self, answer: Mixed, lim: BetLimits, my_bet: int) -> tuple[str, int]:
-        """A `Mixed` answer: every choice read and checked, then one drawn from the engine's stream for this seat.
-
-        The fold chance is left in ``mixed`` for the engine's record. Nothing the bot can see or seed decides the
-        draw, so the declared chances are the ones the action came from.
-        """
+    def _draw(self, answer: Mixed, lim: BetLimits, my_bet: int) -> tuple[str, int] | list[tuple[str, int, float]]:
+        """A `Mixed` answer: every choice read and checked, as (kind, this round's bet after it, chance) for the
+        state to draw one from its own stream for this seat (nothing the bot can see or seed decides the draw)."""
         choices = _plain_choices(answer, lim)
         if choices is None:  # not our own classes throughout, or something is wrong: read it the careful way
             try:
@@ -379,29 +376,8 @@ class Seat:
                 problem = action_problem(kind, amount, lim)
                 if problem is not None:
                     return self._refuse_action(f"act: {problem} (in a Mixed answer)", lim, my_bet)
-        total = fold = 0.0
-        for kind, _, chance in choices:
-            total += chance
-            if kind == FOLD:
-                fold += chance
-        if self.mix_rng is None:
-            self.mix_rng = np.random.default_rng()  # a Seat used outside a Game: still never the bot's stream
-        point = self.mix_rng.random() * total
-        running, picked = 0.0, None
-        for choice in choices:
-            running += choice[2]
-            if choice[2] > 0 and point < running:
-                picked = choice
-                break
-        if picked is None:  # rounding left the point past the last sum: the last action with a chance
-            picked = next(c for c in reversed(choices) if c[2] > 0)
-        kind, amount, _ = picked
-        self.mixed = fold / total
-        if kind == RAISE:
-            return RAISE, exact_int(amount)  # type: ignore[return-value]  # checked above
-        if kind == FOLD:
-            return FOLD, my_bet
-        return (CALL, my_bet + lim.to_call) if lim.to_call else (CHECK, my_bet)
+        return [(*bet_total(kind, exact_int(amount) if kind == RAISE else 0, lim, my_bet), chance)  # type: ignore[arg-type]
+                for kind, amount, chance in choices]
 
     def _refuse_action(self, problem: str | None, lim: BetLimits, my_bet: int) -> tuple[str, int]:
         """The fallback for an illegal answer: check if that is free, else fold (the error recorded)."""

@@ -79,10 +79,37 @@ class Table:
         self.wilds: tuple[int, ...] = ()
         self._zones_changed(*range(n))
 
+    def copy(self) -> Table:
+        """An independent copy (for `GameState.clone`): every list copied, the immutable snapshots shared."""
+        new = Table.__new__(Table)
+        for name in ("_after", "ante", "bot_rules", "dealer", "full_deck", "hand_no", "n", "nobody", "orders",
+                     "restricted", "rules", "showdowns", "values", "wilds", "zone_names", "zone_tuples",
+                     "_clubs", "_remove_spent"):
+            setattr(new, name, getattr(self, name))
+        for name in ("_deck", "_names", "_outside", "_tuples", "_wilds", "money", "out", "removed", "suits_held"):
+            setattr(new, name, list(getattr(self, name)))
+        new.treasures = [list(z) for z in self.treasures]
+        return new
+
     # ----- the deck ----------------------------------------------------------------------------------
     @property
     def deck_size(self) -> int:
         return len(self._deck)
+
+    @property
+    def removes_spent(self) -> bool:
+        """Spent Diamonds leave the game (``spent_diamonds = "removed"``) instead of going under the deck."""
+        return self._remove_spent
+
+    def deck_list(self) -> list[int]:
+        """The deck as a new list, bottom card first (for `GameState.sample_hidden`)."""
+        return list(self._deck)
+
+    def set_deck(self, cards: list[int]) -> None:
+        """Replace the deck (bottom card first) by the same cards in another order (`GameState.sample_hidden`)."""
+        if sorted(cards) != sorted(self._deck):
+            raise ValueError("set_deck: not the same cards as the deck")
+        self._deck = cards
 
     def deck_top_first(self) -> tuple[int, ...]:
         """The deck, top card first (for tests and what-ifs; never shown to a bot)."""
@@ -232,6 +259,14 @@ class Hand:
         self.mixed: list[MixedDecision] = []  # betting decisions drawn from a bot's declared chances
         self.removed_before = len(table.removed)  # cards out of the game before this hand
         self.void = self.ran_out = False
+
+    def copy(self) -> Hand:
+        """An independent copy (for `GameState.clone`): per-seat lists copied, the tuples in them shared."""
+        new = Hand.__new__(Hand)
+        for name in Hand.__slots__:
+            value = getattr(self, name)
+            setattr(new, name, list(value) if type(value) is list else value)
+        return new
 
     def contenders(self) -> list[int]:
         """Seats still in the hand, in turn order."""

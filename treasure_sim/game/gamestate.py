@@ -1,0 +1,712 @@
+"""The game as a state the caller steps: it says what it waits for (a `Decision`) and takes an answer (`apply`).
+
+Why passive: a caller that holds the state can copy it (`clone`), redraw what one seat cannot see
+(`sample_hidden`) and try an answer, which is what a search player needs; an environment or a terminal player
+steps it without threads. `engine.Game` is a small driver loop over it that asks bots through their seats.
+
+Chance is inside the state, from keyed streams of its own: the shuffles, Hearts draws (off the deck) and the
+draws from a bot's declared `Mixed` chances (one stream per seat). Nothing that the caller answers is trusted:
+`apply` checks it against the state's own options and raises `IllegalAnswer` naming what is wrong.
+
+The steps are the card's 17 (``engine.py`` documents them); a hand runs through the phases
+``vote`` (before a hand: go on?), ``ready`` (votes done, nothing dealt), ``bet``, ``spades``, ``hearts``,
+``joker_treasure``, ``make_room``, ``steal``, ``hand_over`` (its record is in `record`) and, at the end, ``over``.
+Only the decision phases wait for an answer; the others pass by themselves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from . import evaluator
+from .betting import BetLimits, bet_limits, split_pots, uncalled_bet
+from .cards import DIAMONDS, HEARTS, RANK, SPADES, is_joker
+from .history import HandRecord, MixedDecision, ShownHand, StealEvent, name_quintet
+from .powers import latest_folder_not_in
+from .questions import QUESTIONS, IllegalAnswer, check_answer, plain_bet
+from .rules import RuleSet
+from .state import NAMES, DeckEmpty, Hand, Table, names, observe, observe_between
+from .strategy import CALL, CHECK, FOLD, RAISE, Observation, Steal
+
+__all__ = ["Decision", "GameState", "IllegalAnswer"]
+
+_new = tuple.__new__  # NamedTuple(*values) checks arity; the state builds its records in field order
+_LEGAL = {to_call_free: {raise_ok: (FOLD, CHECK if to_call_free else CALL) + ((RAISE,) if raise_ok else ())
+                         for raise_ok in (False, True)} for to_call_free in (False, True)}
+"""The legal action kinds at a betting decision, by (nothing to call, a raise is possible)."""
+_DEALS = (2, 2, 1, 0)  # shared cards dealt after each betting round (steps 5, 7, 9)
+_YES_NO = (True, False)
+
+
+class Decision(NamedTuple):
+    """What the state waits for: ``seat`` answers the question ``kind`` (a `questions.QUESTIONS` name).
+
+    ``options``: the legal answers where they are few (bet: the legal action kinds; spades: the Spades Treasures
+    that may move, any subset; joker_treasure, make_room and steal: the cards or `Steal`s, make_room and steal also
+    None; hearts and keep_playing: True, False). ``default`` is the answer of a seat that does not answer.
+    Bets also carry ``limits`` (to call, least and most raise totals) and ``my_bet`` (the seat's bet this round);
+    make_room carries the ``treasure`` that would enter the zone.
+    """
+
+    seat: int
+    kind: str
+    options: tuple
+    default: Any
+    limits: BetLimits | None = None
+    my_bet: int = 0
+    treasure: int | None = None
+
+
+class GameState:
+    """One game's state. Build it, then loop: ``d = state.decision()``; ``state.apply(answer)`` until it is None.
+
+    ``asks``: per seat, the questions with a fixed default (`questions.SKIPPABLE`) that seat answers; the others are
+    answered with their default without a `Decision` (the engine passes what each bot overrides; by default every
+    seat is asked everything). ``errors``: per seat, a list the driver appends a bot's error messages to; each hand's
+    record names those made during it.
+    """
+
+    __slots__ = (
+        "_bet",
+        "_card_rng",
+        "_hearts",
+        "_held",
+        "_i",
+        "_paused",
+        "_stops",
+        "_votes",
+        "asks",
+        "barred",
+        "end_reason",
+        "errors",
+        "hand",
+        "mix_rngs",
+        "phase",
+        "quintets",
+        "record",
+        "rules",
+        "table",
+    )
+
+    def __init__(self, table: Table, rules: RuleSet, card_rng: np.random.Generator,
+                 mix_rngs: Sequence[np.random.Generator], barred: dict[str, frozenset[int]],
+                 asks: Sequence[frozenset[str]] | None = None, quintets: bool = False) -> None:
+        self.table = table
+        self.quintets = quintets  # name every shown quintet at once (else only when a record is printed)
+        self.rules = rules
+        self._card_rng = card_rng
+        self.mix_rngs = list(mix_rngs)
+        self.barred = barred
+        everything = frozenset(QUESTIONS)
+        self.asks: list[frozenset[str]] = list(asks) if asks is not None else [everything] * table.n
+        self.errors: list[list[str]] = [[] for _ in range(table.n)]
+        self.end_reason: str | None = None
+        self.phase = "start"
+        self.hand: Hand = None  # type: ignore[assignment]  # the hand in progress or just played; None before one
+        self.record: HandRecord | None = None  # the last finished hand's record
+        self._i = 0  # the index of whoever is to answer in the phase's list (voters, contenders, turn order)
+        self._votes: list[int] = []  # before a hand: the seats able to pay the ante, who vote in turn
+        self._stops = 0  # how many of them said stop
+        self._paused = False  # a driver that stops between hands has stopped at this phase
+        self._bet: list = []  # a betting round: [queue, high, largest, raises, reach, top, top_seat, second]
+        self._hearts: list = []  # a Hearts turn: [ranks, owed, room]
+        self._held: dict[int, list[int]] = {}  # Diamonds held when step 16 began, per seat that may steal
+
+    # ----- what it waits for ----------------------------------------------------------------------------------
+    @property
+    def over(self) -> bool:
+        return self.phase == "over"
+
+    def decision(self, through_hands: bool = True) -> Decision | None:
+        """The question the state waits for, after playing every step that needs none; None once the game is over.
+
+        ``through_hands=False`` also stops (None) at the end of a hand (``phase == "hand_over"``, its record in
+        `record`) and when the votes before a hand are done (``"ready"``): the driver tells its bots, and the game
+        between hands can be looked at; the next call goes on.
+        """
+        phase = self.phase
+        while True:
+            if phase == "bet":
+                d = self._bet_decision()
+                if d is not None:
+                    return d
+            elif phase in _ASKING:
+                d = _ASKING[phase](self)
+                if d is not None:
+                    return d
+            elif phase == "ready" or phase == "hand_over":
+                if not through_hands and not self._paused:
+                    self._paused = True  # stop here once
+                    return None
+                self._paused = False
+                if phase == "ready":
+                    self._deal()
+                else:
+                    self._next_hand()
+            elif phase == "start":
+                self._start()
+            else:
+                return None
+            phase = self.phase
+
+    def observation(self, decision: Decision | None = None) -> Observation:
+        """What the seat of ``decision`` (by default the one waited for) sees as it answers."""
+        d = decision if decision is not None else self.decision()
+        if d is None:
+            raise RuntimeError("the game is over: nobody is asked anything")
+        t, h = self.table, self.hand
+        if d.kind == "keep_playing":
+            return observe_between(t, (d.seat,))[0]
+        if d.kind == "bet":
+            lim = d.limits
+            return observe(t, h, d.seat, "bet", lim[0], lim[1], lim[2], d.options)  # type: ignore[index]
+        return observe(t, h, d.seat, d.kind)  # the observation's phase is the question
+
+    # ----- answers ----------------------------------------------------------------------------------------------
+    def apply(self, answer: Any) -> None:
+        """Answer the decision waited for: checked against the state's own options (`IllegalAnswer` if it is not
+        legal; the state is then unchanged). Bets take an `Action` or a `Mixed` (the state draws from its chances)."""
+        d = self.decision()
+        if d is None:
+            raise RuntimeError(f"the game is over ({self.end_reason}): nothing to answer")
+        kind = d.kind
+        if kind == "bet":
+            lim = d.limits
+            plain = plain_bet(answer, lim, d.my_bet)  # type: ignore[arg-type]
+            if type(plain) is list:
+                self.bet_drawn(plain)
+            else:
+                self.bet(*plain)
+            return
+        self.answer(check_answer(d, answer))
+
+    def bet(self, kind: str, to: int) -> None:
+        """A legal betting answer, already checked against the decision's limits: ``kind`` bringing this round's bet
+        of the seat ``to`` a total (fold and check: its bet as it is)."""
+        h = self.hand
+        b = self._bet
+        queue = b[0]
+        s = queue[self._i]
+        self._i += 1
+        if kind == FOLD:
+            h.fold(h.round, s)
+            reach = b[4]
+            del reach[s]
+            if len(reach) < 2:
+                self._i = len(queue)  # the round is over
+                return
+            (b[5], b[6]), (b[7], _) = _best_two(reach)
+            return
+        h.bet(self.table, h.round, s, kind, to)
+        if kind == RAISE:
+            high = b[1]
+            if to - high > b[2]:
+                b[2] = to - high
+            b[1] = to
+            b[3] += 1
+            folded, money = h.folded, self.table.money
+            b[0] = [o for o in self.table.after(h.order)[s] if not folded[o] and money[o] > 0]
+            self._i = 0
+
+    def bet_drawn(self, choices: list[tuple[str, int, float]]) -> None:
+        """A `Mixed` betting answer, read and checked: (kind, this round's bet after it, chance) per choice. One is
+        drawn from the seat's own stream and played; the draw is recorded (``HandRecord.mixed``)."""
+        h = self.hand
+        b = self._bet
+        s = b[0][self._i]
+        total = fold = 0.0
+        for kind, _, chance in choices:
+            total += chance
+            if kind == FOLD:
+                fold += chance
+        point = self.mix_rngs[s].random() * total
+        running, picked = 0.0, None
+        for choice in choices:
+            running += choice[2]
+            if choice[2] > 0 and point < running:
+                picked = choice
+                break
+        if picked is None:  # rounding left the point past the last sum: the last action with a chance
+            picked = next(c for c in reversed(choices) if c[2] > 0)
+        lim = self._limits_now(s)
+        h.mixed.append(_new(MixedDecision, (h.round, s, fold / total, tuple(h.committed), tuple(
+            [dealt and not f for dealt, f in zip(h.in_hand, h.folded, strict=True)]), lim[0], picked[0] == FOLD)))
+        self.bet(picked[0], picked[1])
+
+    def answer(self, value: Any) -> None:
+        """A legal answer to the question waited for that is not a bet (already checked)."""
+        _ANSWER[self.phase](self, value)
+
+    # ----- cloning and hidden information ------------------------------------------------------------------------
+    def clone(self) -> GameState:
+        """An independent copy: playing on it never changes this state (its streams are copies too)."""
+        new = GameState.__new__(GameState)
+        new.table = self.table.copy()
+        new.rules = self.rules
+        new._card_rng = _copy_rng(self._card_rng)
+        new.mix_rngs = [_copy_rng(r) for r in self.mix_rngs]
+        new.barred = self.barred
+        new.asks = list(self.asks)
+        new.errors = [[] for _ in self.errors]
+        new.end_reason = self.end_reason
+        new.phase = self.phase
+        new.hand = self.hand.copy() if self.hand is not None else None
+        new.quintets = self.quintets
+        new._paused = self._paused
+        new._stops = self._stops
+        new.record = self.record
+        new._i = self._i
+        new._votes = list(self._votes)
+        b = self._bet
+        new._bet = [list(b[0]), *b[1:4], dict(b[4]), *b[5:]] if b else []
+        new._hearts = list(self._hearts)
+        new._held = {s: list(v) for s, v in self._held.items()}
+        return new
+
+    def sample_hidden(self, seat: int, rng: np.random.Generator) -> GameState:
+        """A copy in which everything ``seat`` cannot see is redrawn uniformly among what fits all it has seen.
+
+        Redrawn: the hole cards of every other seat whose hand is not face up to it, and the order of the deck
+        (except spent Diamonds it saw go under it this hand); every stream (the shuffles of later hands, every seat's
+        `Mixed` draws) is reseeded from ``rng``. What it sees stays: its hand, the shared cards, the New Treasure,
+        the zones, revealed hands, moved Spades, cards drawn with Hearts, cards out of the game. The copy carries no
+        record of past hands (they hold hands that were never shown).
+        """
+        new = self.clone()
+        new.record = None
+        t, h = new.table, new.hand
+        hidden: list[tuple[int, int]] = []  # (other seat, hole card index) whose card seat cannot see
+        if h is not None:
+            for o in range(t.n):
+                if o == seat or not h.hole[o]:
+                    continue
+                if h.revealed and h.in_hand[o] and not h.folded[o]:
+                    continue  # face up from step 12 on
+                hidden.extend((o, k) for k in range(len(h.hole[o])))
+        deck = t.deck_list()
+        fixed = len(h.steals) if h is not None and not t.removes_spent else 0  # spent Diamonds it saw go under
+        pool = [h.hole[o][k] for o, k in hidden] + deck[fixed:]
+        rng.shuffle(pool)
+        if hidden:
+            holes = {o: list(h.hole[o]) for o, _ in hidden}
+            for (o, k), card in zip(hidden, pool, strict=False):
+                holes[o][k] = card
+            for o, cards in holes.items():
+                hole = tuple(cards)
+                h.hole[o] = hole
+                h.hands[o] = hole + h.hands[o][len(hole):]  # moved Spades, drawn Hearts stay
+        t.set_deck(deck[:fixed] + pool[len(hidden):])
+        seeds = rng.integers(0, 2**63, size=1 + len(new.mix_rngs))
+        new._card_rng = np.random.default_rng(int(seeds[0]))
+        new.mix_rngs = [np.random.default_rng(int(x)) for x in seeds[1:]]
+        return new
+
+    # ----- the game between hands ----------------------------------------------------------------------------------
+    def _start(self) -> None:
+        """Before each hand: who can pay the ante, the hand cap, then the vote to go on (rulings §3, §7)."""
+        t = self.table
+        money, out = t.money, t.out
+        ante = t.ante = self.rules.ante_at(t.hand_no + 1)  # the ante of the hand about to start
+        able = []
+        for s in range(t.n):
+            if money[s] < ante:
+                out[s] = True
+            elif not out[s]:
+                able.append(s)
+        if len(able) < 2:
+            self._end("too_few_players")
+        elif t.hand_no >= self.rules.max_hands:
+            self._end("hand_limit")
+        else:
+            self._votes, self._stops, self._i = able, 0, 0
+            self.phase = "vote"
+            self.hand = None  # type: ignore[assignment]
+
+    def _vote_decision(self) -> Decision | None:
+        votes, asks = self._votes, self.asks
+        while self._i < len(votes):
+            s = votes[self._i]
+            if "keep_playing" in asks[s]:
+                return _new(Decision, (s, "keep_playing", _YES_NO, True, None, 0, None))
+            self._i += 1
+        self._all_voted()
+        return None
+
+    def _vote(self, go_on: bool) -> None:
+        if not go_on:
+            self._stops += 1
+        self._i += 1
+
+    def _all_voted(self) -> None:
+        if self._stops == len(self._votes):  # every player able to pay said stop
+            self._end("all_stopped")
+        else:
+            self.phase = "ready"
+        self._votes, self._stops, self._i = [], 0, 0
+
+    def _end(self, reason: str) -> None:
+        self.end_reason = reason
+        self.phase = "over"
+        self.hand = None  # type: ignore[assignment]
+
+    def _next_hand(self) -> None:
+        """Step 17 and on: the button moves, the deck is shuffled, and the next hand's checks begin."""
+        t, h = self.table, self.hand
+        if h.void or h.ran_out:
+            self.end_reason = "deck_empty"
+        t.dealer = (t.dealer + 1) % t.n
+        t.reshuffle(self._card_rng)  # step 17
+        self._i = 0
+        if self.end_reason is None:
+            self.phase = "start"
+            self._start()
+        else:
+            self.phase = "over"
+            self.hand = None  # type: ignore[assignment]
+
+    # ----- one hand ---------------------------------------------------------------------------------------------
+    def _deal(self) -> None:
+        """Steps 1–3 and the first betting round's start."""
+        t = self.table
+        t.hand_no += 1
+        self.record = None
+        h = self.hand = Hand(t, [len(e) for e in self.errors])
+        h.pay_antes(t)  # step 1
+        try:
+            h.deal_hole(t)  # step 2
+            if self.rules.new_treasure:
+                h.deal_new_treasure(t)  # step 3, face up
+        except DeckEmpty:
+            self._void()
+            return
+        self._round(0)
+
+    def _round(self, rnd: int) -> None:
+        """Betting round ``rnd`` begins (steps 4, 6, 8, 10), or, with fewer than two in, the showdown steps."""
+        h = self.hand
+        if rnd == 4:
+            self._finish()
+            return
+        if h.live < 2:  # all but one folded: no more betting, no more cards
+            h.start_round(3)
+            self._finish()
+            return
+        h.start_round(rnd)
+        money, order, folded = self.table.money, h.order, h.folded
+        live = [s for s in order if not folded[s]]
+        reach = {s: money[s] for s in live}  # what each can bet in all this round: its stack at the start
+        (top, top_seat), (second, _) = _best_two(reach)
+        self._bet = [[s for s in live if money[s] > 0], 0, 0, 0, reach, top, top_seat, second]
+        self._i = 0
+        self.phase = "bet"
+
+    def _limits_now(self, s: int) -> BetLimits:
+        h, b = self.hand, self._bet
+        money = self.table.money
+        my_bet, stack, high = h.bets[s], money[s], b[1]
+        answerable = my_bet + stack > high and (b[7] if s == b[6] else b[5]) > high
+        return bet_limits(self.rules, h.round, high, my_bet, stack, b[2], b[3], h.pot, answerable)
+
+    def _bet_decision(self) -> Decision | None:
+        b = self._bet
+        if self._i < len(b[0]):
+            s = b[0][self._i]
+            lim = self._limits_now(s)
+            my_bet = self.hand.bets[s]
+            legal = _LEGAL[lim[0] == 0][lim[2] > 0]
+            return _new(Decision, (s, "bet", legal, (CHECK, my_bet) if lim[0] == 0 else (FOLD, my_bet), lim, my_bet,
+                                   None))
+        h = self.hand
+        rnd = h.round
+        self._bet = []
+        deal = _DEALS[rnd]
+        if deal and h.live > 1:
+            try:
+                h.deal_shared(self.table, deal)  # steps 5, 7, 9
+            except DeckEmpty:
+                self._void()
+                return None
+        self._round(rnd + 1)
+        return None
+
+    def _void(self) -> None:
+        """The deck ran out while dealing (rulings §7): every chip goes back, nothing else happens."""
+        h, t = self.hand, self.table
+        h.void = True
+        for s in h.order:
+            h.give_back(t, s, h.committed[s])
+        self._hand_over()
+
+    def _finish(self) -> None:
+        """Steps 11–12 (when more than one is in) as decisions, then the rest of the hand."""
+        h = self.hand
+        self._i = 0
+        if len(h.contenders()) > 1:
+            if self.rules.spades:
+                self.phase = "spades"
+            else:
+                self._reveal()
+        else:
+            self._pots()
+
+    def _spades_decision(self) -> Decision | None:
+        h, t = self.hand, self.table
+        contenders = h.contenders()
+        barred = self.barred["spades"]
+        while self._i < len(contenders):
+            s = contenders[self._i]
+            mine = t.zone_suit(s, SPADES)
+            if mine and s not in barred and "spades" in self.asks[s]:
+                return _new(Decision, (s, "spades", tuple(mine), (), None, 0, None))
+            self._i += 1
+        self._reveal()
+        return None
+
+    def _spades(self, cards: tuple[int, ...]) -> None:
+        s = self.hand.contenders()[self._i]
+        for card in cards:
+            self.hand.move_spade(self.table, s, card)
+        self._i += 1
+
+    def _reveal(self) -> None:
+        """Step 12 begins by revealing the hands still in (rulings §6); then Hearts draws."""
+        self.hand.revealed = True
+        self._i = 0
+        self._hearts = []
+        if self.rules.hearts:
+            self.phase = "hearts"
+        else:
+            self._showdown()
+
+    def _hearts_decision(self) -> Decision | None:
+        """Step 12: Hearts draws, in turn order, one optional card at a time (at most ``hearts_cap`` a player)."""
+        h, t, rules = self.hand, self.table, self.rules
+        contenders = h.contenders()
+        barred = self.barred["hearts"]
+        while self._i < len(contenders):
+            s = contenders[self._i]
+            if not self._hearts:
+                ranks = {RANK[c] for c in t.zone_suit(s, HEARTS)}
+                if not ranks or s in barred:
+                    self._i += 1
+                    continue
+                owed = sum(1 for c in h.hands[s] + h.shared if RANK[c] in ranks)
+                self._hearts = [ranks, owed, rules.hearts_cap or 1 << 30]
+            ranks, owed, room = self._hearts
+            if owed > 0 and room > 0:
+                if "hearts" in self.asks[s]:
+                    return _new(Decision, (s, "hearts", _YES_NO, True, None, 0, None))
+                if self._draw_heart(s):
+                    return None  # the deck ran out: on to the showdown
+                continue
+            self._hearts = []
+            self._i += 1
+        self._showdown()
+        return None
+
+    def _hearts_answer(self, draw: bool) -> None:
+        s = self.hand.contenders()[self._i]
+        if not draw:  # declining gives up the rest
+            self._hearts = []
+            self._i += 1
+            return
+        self._draw_heart(s)
+
+    def _draw_heart(self, s: int) -> bool:
+        """One Hearts draw for ``s``; True (and on to the showdown) if the deck ran out (rulings §7)."""
+        h = self.hand
+        try:
+            card = h.draw_heart(self.table, s)
+        except DeckEmpty:
+            h.ran_out = True
+            self._showdown()
+            return True
+        hearts = self._hearts
+        hearts[1] -= 1
+        hearts[2] -= 1
+        if self.rules.hearts_chain and RANK[card] in hearts[0]:
+            hearts[1] += 1
+        return False
+
+    def _showdown(self) -> None:
+        """Step 13: every hand still in is shown and scored in one batched evaluator call; then the pots."""
+        t, h = self.table, self.hand
+        seats = h.contenders()
+        rows = [h.hands[s] + h.shared for s in seats]
+        masks = [t.wilds[s] for s in seats]
+        scores = evaluator.score_rows(rows, masks)  # ids are ours: no numpy, no checks
+        board = names(h.shared)
+        shown = [_new(ShownHand, (t.hand_no, s, names(h.hands[s]), scores[i],
+                                  evaluator.category_name(scores[i]), board, masks[i])) for i, s in enumerate(seats)]
+        if self.quintets:  # name them now (else only when a record is printed or written)
+            for hand in shown:
+                name_quintet(hand.cards + hand.board, hand.wild_ranks)
+        h.shown = shown
+        t.showdowns = t.showdowns + tuple(shown)
+        self._pots(dict(zip(seats, scores, strict=True)))
+
+    def _pots(self, scores: dict[int, int] | None = None) -> None:
+        """The uncalled bet goes back, the pots are paid, then the New Treasure (steps 14–15)."""
+        t, h = self.table, self.hand
+        h.returned = returned = uncalled_bet(h.committed)
+        if returned:
+            h.give_back(t, *returned)
+        h.pots = split_pots(h.committed, h.contenders(), scores or {}, h.order)
+        for pot in h.pots:
+            for w, chips in zip(pot.winners, pot.shares, strict=True):
+                h.pay(t, w, chips)
+        self._new_treasure()
+
+    def _new_treasure(self) -> None:
+        """Steps 14–15: the last folder takes the New Treasure (a Joker: a card of their choice), if it can."""
+        h, t, rules = self.hand, self.table, self.rules
+        card, taker = h.new_treasure, h.last_folder
+        if card is None or taker is None:
+            self._diamonds()
+            return
+        barred = self.barred["new_treasure"]
+        if taker in barred:  # restricted play: the latest folder before it who may take it
+            taker = latest_folder_not_in(h.actions, barred)
+            if taker is None:
+                self._diamonds()
+                return
+            h.passed_to = taker
+        limit = rules.zone_limit
+        if limit > 0 and len(t.treasures[taker]) >= limit and rules.at_limit == "refuse":
+            self._diamonds()
+            return
+        self._i = taker
+        if is_joker(card):
+            if rules.joker_treasure == "discard" or not self._joker_options(taker):
+                self._diamonds()
+                return
+            self.phase = "joker_treasure"
+            return
+        self._take(card)
+
+    def _joker_options(self, taker: int) -> tuple[int, ...]:
+        h = self.hand
+        return tuple(c for c in h.hole[taker] + h.shared if not is_joker(c))
+
+    def _joker_decision(self) -> Decision:
+        options = self._joker_options(self._i)
+        values = self.table.values
+        return _new(Decision, (self._i, "joker_treasure", options, max(options, key=lambda c: values[c]), None, 0,
+                               None))
+
+    def _take(self, card: int) -> None:
+        """The New Treasure (or the card chosen for a Joker) enters the taker's zone, room made if it is full."""
+        t, rules, taker = self.table, self.rules, self._i
+        limit = rules.zone_limit
+        if limit > 0 and len(t.treasures[taker]) >= limit:
+            if rules.at_limit == "discard_oldest":
+                self._make_room(card, t.treasures[taker][0])  # zones keep their cards in the order they entered
+                return
+            self.hand.taken = card  # until the answer: None if it is let go
+            self.phase = "make_room"
+            return
+        t.add_treasure(taker, card)
+        self.hand.taken = card
+        self._diamonds()
+
+    def _room_decision(self) -> Decision | None:
+        taker = self._i
+        if "make_room" not in self.asks[taker]:
+            self._make_room(self.hand.taken, None)
+            return None
+        zone = tuple(self.table.treasures[taker])
+        return _new(Decision, (taker, "make_room", (*zone, None), None, None, 0, self.hand.taken))
+
+    def _make_room(self, card: int | None, out: int | None) -> None:
+        t, h, taker = self.table, self.hand, self._i
+        if out is None:
+            h.taken = None
+        else:
+            t.remove_treasure(taker, out)
+            h.given_up.append((taker, NAMES[out]))
+            t.add_treasure(taker, card)  # type: ignore[arg-type]  # the card waiting for room
+            h.taken = card
+        self._diamonds()
+
+    def _diamonds(self) -> None:
+        """Step 16 begins: the Diamonds each seat holds now may each buy one steal, in turn order."""
+        t, h = self.table, self.hand
+        if not self.rules.diamonds:
+            self._hand_over()
+            return
+        barred = self.barred["diamonds"]
+        self._held = {s: t.zone_suit(s, DIAMONDS) for s in h.order
+                      if t.suits_held[s] >> DIAMONDS & 1 and "steal" in self.asks[s] and s not in barred}
+        self._i = 0
+        self.phase = "steal"
+
+    def _steal_options(self, s: int) -> tuple[Steal, ...]:
+        t = self.table
+        zones, values = t.treasures, t.values
+        usable = [d for d in self._held[s] if d in zones[s]]
+        return tuple([_new(Steal, (d, v, c)) for d in usable for v in range(t.n) if v != s
+                      for c in zones[v] if values[c] <= values[d]])
+
+    def _steal_decision(self) -> Decision | None:
+        order = self.hand.order
+        while self._i < len(order):
+            s = order[self._i]
+            if self._held.get(s):
+                options = self._steal_options(s)
+                if options:
+                    return _new(Decision, (s, "steal", (*options, None), None, None, 0, None))
+            self._i += 1
+        self._hand_over()
+        return None
+
+    def _steal(self, choice: Steal | None) -> None:
+        s = self.hand.order[self._i]
+        if choice is None:
+            self._i += 1
+            return
+        diamond, victim, card = choice
+        self.table.steal(s, diamond, victim, card)
+        self.hand.steals.append(_new(StealEvent, (s, NAMES[diamond], victim, NAMES[card])))
+
+    def _hand_over(self) -> None:
+        self.record = self.hand.record(self.table, self.errors)
+        self._i = 0
+        self.phase = "hand_over"
+
+
+def _best_two(reach: dict[int, int]) -> tuple[tuple[int, int], tuple[int, int]]:
+    """The largest and second largest (amount, seat) of ``reach`` (at least two seats)."""
+    first = second = (-1, -1)
+    for seat, amount in reach.items():
+        if amount > first[0]:
+            first, second = (amount, seat), first
+        elif amount > second[0]:
+            second = (amount, seat)
+    return first, second
+
+
+def _copy_rng(rng: np.random.Generator) -> np.random.Generator:
+    bits = type(rng.bit_generator)()
+    bits.state = rng.bit_generator.state
+    return np.random.Generator(bits)
+
+
+_ASKING = {
+    "vote": GameState._vote_decision,
+    "spades": GameState._spades_decision,
+    "hearts": GameState._hearts_decision,
+    "joker_treasure": GameState._joker_decision,
+    "make_room": GameState._room_decision,
+    "steal": GameState._steal_decision,
+}
+_ANSWER: dict[str, Callable[[GameState, Any], None]] = {
+    "vote": GameState._vote,
+    "spades": GameState._spades,
+    "hearts": GameState._hearts_answer,
+    "joker_treasure": GameState._take,
+    "make_room": lambda state, out: state._make_room(state.hand.taken, out),
+    "steal": GameState._steal,
+}

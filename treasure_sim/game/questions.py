@@ -1,0 +1,119 @@
+"""The decision catalogue: every question the game puts to a player, defined once.
+
+Each `Question` names the `Decision` kind, the `Strategy` method that answers it, whether its default is fixed
+(a bot that does not override the method is not asked), and what its default answer is. `check_answer` is the one
+place an answer is checked against a decision's options; the state (`GameState.apply`) calls it on everything a
+caller answers, so an environment, a terminal player or a search player cannot play an illegal move.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from .answers import exact_int, safe_repr
+from .betting import BetLimits, action_problem
+from .strategy import CALL, CHECK, FOLD, MAX_CHOICES, RAISE, Action, Mixed, Steal
+
+if TYPE_CHECKING:
+    from .gamestate import Decision
+
+
+class IllegalAnswer(ValueError):
+    """An answer that is not one of the decision's legal answers; the message says why (and names no hidden card)."""
+
+
+class Question(NamedTuple):
+    name: str  # the Decision kind and the Observation phase
+    method: str  # the Strategy method that answers it
+    skippable: bool  # the default is fixed: a bot that does not override the method is not asked
+    default: str  # the default answer, in words
+    answer: str  # what an answer is, in words
+
+
+QUESTIONS: dict[str, Question] = {q.name: q for q in (
+    Question("keep_playing", "keep_playing", True, "go on (True)",
+             "before each hand: True to go on, False to vote to stop"),
+    Question("bet", "act", False, "check when free, else fold",
+             "an Action (fold, check, call, raise_to(total)) or a Mixed of legal Actions with chances"),
+    Question("spades", "move_spades", True, "move none",
+             "step 11: the Spades Treasures to move to the hand (any subset of the options)"),
+    Question("hearts", "draw_heart", True, "draw (True)", "step 12: True to draw the next Hearts card"),
+    Question("joker_treasure", "choose_joker_treasure", False, "the highest-value option",
+             "step 15: one of the options (hole or shared cards) to become a Treasure"),
+    Question("make_room", "make_room", True, "let the New Treasure go (None)",
+             "steps 14-15, zone full: one of the zone's Treasures to give up, or None"),
+    Question("steal", "steal", True, "no steal (None)", "step 16: one of the Steal options, or None to stop"),
+)}
+"""Every question, by `Decision` kind."""
+
+BY_METHOD = {q.method: q for q in QUESTIONS.values()}
+"""The questions by the `Strategy` method that answers them."""
+
+
+def check_answer(decision: Decision, answer: Any) -> Any:
+    """``answer`` to a decision that is not a bet, as the state plays it; `IllegalAnswer` if it is not legal."""
+    kind, options = decision.kind, decision.options
+    if kind in ("keep_playing", "hearts"):
+        if answer is True or answer is False:
+            return answer
+        raise IllegalAnswer(f"{kind}: {safe_repr(answer)} is not True or False")
+    if kind == "spades":
+        if type(answer) not in (tuple, list):
+            raise IllegalAnswer(f"spades: {safe_repr(answer)} is not a tuple or list of cards")
+        cards = [exact_int(c) for c in answer]
+        if any(c is None or c not in options for c in cards) or len(set(cards)) != len(cards):
+            raise IllegalAnswer(f"spades: {safe_repr(answer)} is not distinct Spades Treasures of the seat's own")
+        return tuple(cards)
+    if answer is None and None in options:
+        return None
+    if kind == "steal":
+        if type(answer) in (tuple, Steal) and len(answer) == 3:
+            wanted = tuple(exact_int(x) for x in answer)
+            for option in options:
+                if option is not None and tuple(option) == wanted:
+                    return option
+        raise IllegalAnswer(f"steal: {safe_repr(answer)} is not one of the {len(options) - 1} options nor None")
+    card = exact_int(answer)
+    if card is None or card not in options:
+        raise IllegalAnswer(f"{kind}: {safe_repr(answer)} is not one of the options")
+    return card
+
+
+def plain_bet(answer: Any, lim: BetLimits, my_bet: int) -> tuple[str, int] | list[tuple[str, int, float]]:
+    """A betting answer (an `Action`, or a `Mixed` of them) checked against ``lim``: (kind, this round's bet after
+    it), or for a `Mixed` the list of (kind, bet after it, chance) to draw from; `IllegalAnswer` otherwise."""
+    if type(answer) is Action:
+        return _plain_action(answer, lim, my_bet)
+    if type(answer) is Mixed:
+        actions, chances = answer
+        if not 0 < len(actions) == len(chances) <= MAX_CHOICES:
+            raise IllegalAnswer(f"bet: a Mixed of {len(actions)} actions and {len(chances)} chances")
+        choices = []
+        for action, chance in zip(actions, chances, strict=True):
+            if type(action) is not Action:
+                raise IllegalAnswer(f"bet: {safe_repr(action)} in a Mixed is not an Action")
+            kind, to = _plain_action(action, lim, my_bet)
+            if type(chance) not in (float, int) or not 0 <= chance <= 1:
+                raise IllegalAnswer(f"bet: chance {safe_repr(chance)} is not a number from 0 to 1")
+            choices.append((kind, to, float(chance)))
+        if abs(sum(c for _, _, c in choices) - 1.0) > 1e-6:
+            raise IllegalAnswer("bet: the chances of a Mixed do not add up to 1")
+        return choices
+    raise IllegalAnswer(f"bet: {safe_repr(answer)} is not an Action or a Mixed")
+
+
+def _plain_action(action: Action, lim: BetLimits, my_bet: int) -> tuple[str, int]:
+    kind, amount = action.kind, action.amount
+    problem = action_problem(kind, amount, lim) if kind in (FOLD, CHECK, CALL, RAISE) else "unknown kind"
+    if problem is not None:
+        raise IllegalAnswer(f"bet: {safe_repr(action)}: {problem}")
+    return bet_total(kind, amount, lim, my_bet)
+
+
+def bet_total(kind: str, amount: int, lim: BetLimits, my_bet: int) -> tuple[str, int]:
+    """A legal betting action as (kind, this round's bet after it): a call of nothing is a check."""
+    if kind == RAISE:
+        return RAISE, amount
+    if kind == FOLD:
+        return FOLD, my_bet
+    return (CALL, my_bet + lim.to_call) if lim.to_call else (CHECK, my_bet)
