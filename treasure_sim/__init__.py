@@ -1,6 +1,7 @@
 """treasure-sim: a fast, rule-exact bot-tournament simulator for Treasure Poker."""
 
 from .game.engine import Game, StrategyError, play_game
+from .game.gamestate import Decision, GameState, IllegalAnswer
 from .game.history import ActionEvent, GameResult, HandRecord, MixedDecision, PotResult, ShownHand, StealEvent
 from .game.rules import RuleSet
 from .game.strategy import Action, Mixed, Observation, Steal, Strategy
@@ -11,9 +12,12 @@ __version__ = "0.1.0"
 __all__ = [
     "Action",
     "ActionEvent",
+    "Decision",
     "Game",
     "GameResult",
+    "GameState",
     "HandRecord",
+    "IllegalAnswer",
     "Mixed",
     "MixedDecision",
     "Observation",

@@ -14,15 +14,14 @@ from typing import Any
 import numpy as np
 
 from .betting import BetLimits
-from .cards import make_deck
-from .gamestate import Decision, GameState
+from .gamestate import Decision, GameState, mix_seeds
 from .history import GameResult, HandRecord
-from .powers import Restrict, barred_seats, check_restrict
+from .powers import Restrict
 from .questions import QUESTIONS
 from .rules import RuleSet
 from .seats import Seat, StrategyError
 from .seeding import as_seed_sequence, derive, root_key
-from .state import Table, check_money, check_stacked_deck, check_treasures, names, observe
+from .state import names, observe
 from .strategy import Observation, Strategy
 from .timeouts import AlarmScope
 
@@ -96,19 +95,12 @@ class Game:
         card_seed = derive(key, "cards") if deal_seed is None else as_seed_sequence(deal_seed)
         seat_seeds = ([derive(key, "bot", s) for s in range(n)] if bot_seeds is None
                       else [as_seed_sequence(b) for b in bot_seeds])
-        full = make_deck(rules.jokers)
-        zones = check_treasures(treasures, n, rules.zone_limit)
-        stacked = check_stacked_deck(deck, zones, full)
-        restricted = check_restrict(restrict, n)
-        table = Table(n, rules, full, check_money(money, n, rules.starting_money), zones, dealer, restricted)
-        card_rng = np.random.default_rng(card_seed)
-        table.reshuffle(card_rng, stacked)
-        if draw_seeds is not None:
-            draws = [as_seed_sequence(d) for d in draw_seeds]
-        else:  # keyed by the game's seed where there is one, so rotations of a deal_seed draw afresh
-            draws = [derive(key, "draws", s) for s in range(n)] if key else mix_seeds(card_seed, n)
-        self.state = state = GameState(table, rules, card_rng, [np.random.default_rng(d) for d in draws],
-                                       barred_seats(restricted), quintets=self.quintets)
+        if draw_seeds is None:  # keyed by the game's seed where there is one, so rotations of a deal_seed draw afresh
+            draw_seeds = [derive(key, "draws", s) for s in range(n)] if key else mix_seeds(card_seed, n)
+        self.state = state = GameState.new(n, rules, deal_seed=card_seed, draw_seeds=draw_seeds, deck=deck,
+                                           treasures=treasures, money=money, dealer=dealer, restrict=restrict,
+                                           quintets=self.quintets)
+        table = state.table
         self.table = table
         self.seats = [Seat(i, bot, table, strict=strict, limit=decision_timeout, max_timeouts=max_timeouts,
                            ends_game=ends_game) for i, bot in enumerate(self.strategies)]
@@ -251,16 +243,6 @@ _ASK = {  # how the driver asks a seat each question that is not a bet (the seat
     "make_room": lambda seat, state, d: seat.make_room(_look(state, d), d.treasure, d.options[:-1]),
     "steal": lambda seat, state, d: seat.steal(_look(state, d), d.options[:-1]),
 }
-
-
-def mix_seeds(card_seed: np.random.SeedSequence, n: int) -> list[np.random.SeedSequence]:
-    """The default streams for drawing `Mixed` answers, one per seat: children of the card seed, which no bot sees, so
-    no bot can predict its draws from its own generator's seed; separate per seat, so one bot's draws change no one
-    else's. The fallback when a game has no seed of its own; right for one game per card seed only."""
-    return [np.random.SeedSequence(card_seed.entropy, spawn_key=(*card_seed.spawn_key, _MIX_KEY, s)) for s in range(n)]
-
-
-_MIX_KEY = 0x6D6978  # "mix": a spawn-key branch the card stream never uses
 
 
 def play_game(strategies: Sequence[Strategy], rules: RuleSet = RuleSet(), seed: int = 0, *,

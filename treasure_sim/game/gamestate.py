@@ -16,19 +16,31 @@ Only the decision phases wait for an answer; the others pass by themselves.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from . import evaluator
 from .betting import BetLimits, bet_limits, split_pots, uncalled_bet
-from .cards import DIAMONDS, HEARTS, RANK, SPADES, is_joker
+from .cards import DIAMONDS, HEARTS, RANK, SPADES, is_joker, make_deck
 from .history import HandRecord, MixedDecision, ShownHand, StealEvent, name_quintet
-from .powers import latest_folder_not_in
+from .powers import Restrict, barred_seats, check_restrict, latest_folder_not_in
 from .questions import QUESTIONS, IllegalAnswer, check_answer, plain_bet
 from .rules import RuleSet
-from .state import NAMES, DeckEmpty, Hand, Table, names, observe, observe_between
+from .seeding import as_seed_sequence, derive, root_key
+from .state import (
+    NAMES,
+    DeckEmpty,
+    Hand,
+    Table,
+    check_money,
+    check_stacked_deck,
+    check_treasures,
+    names,
+    observe,
+    observe_between,
+)
 from .strategy import CALL, CHECK, FOLD, RAISE, Observation, Steal
 
 __all__ = ["Decision", "GameState", "IllegalAnswer"]
@@ -78,6 +90,7 @@ class GameState:
         "_paused",
         "_stops",
         "_votes",
+        "_waiting",
         "asks",
         "barred",
         "end_reason",
@@ -114,6 +127,41 @@ class GameState:
         self._bet: list = []  # a betting round: [queue, high, largest, raises, reach, top, top_seat, second]
         self._hearts: list = []  # a Hearts turn: [ranks, owed, room]
         self._held: dict[int, list[int]] = {}  # Diamonds held when step 16 began, per seat that may steal
+        self._waiting: int | None = None  # make_room: the card waiting to enter a full zone
+
+    @classmethod
+    def new(cls, n_players: int, rules: RuleSet = RuleSet(), seed: int | np.random.SeedSequence | None = 0, *,
+            deal_seed: int | np.random.SeedSequence | None = None,
+            draw_seeds: Sequence[int | np.random.SeedSequence] | None = None, deck: str | Sequence | None = None,
+            treasures: Mapping[int, str | Sequence] | None = None, money: Sequence[int] | None = None,
+            dealer: int = 0, restrict: Restrict | None = None, quintets: bool = False) -> GameState:
+        """A new game of ``n_players`` (2–10) as `engine.Game` sets one up (the same arguments, the same streams
+        for the same seeds), before the votes of the first hand; every seat is asked every question."""
+        if isinstance(n_players, bool) or not isinstance(n_players, int) or not 2 <= n_players <= 10:
+            raise ValueError(f"a game needs 2 to 10 players, got {n_players!r}")
+        if not isinstance(rules, RuleSet):
+            raise ValueError(f"rules must be a RuleSet, got {type(rules).__name__}")
+        if isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < n_players:
+            raise ValueError(f"dealer must be a seat 0..{n_players - 1}, got {dealer!r}")
+        if draw_seeds is not None and len(draw_seeds) != n_players:
+            raise ValueError(f"draw_seeds must be {n_players} seeds, one per seat; got {len(draw_seeds)}")
+        rules = rules.replace()  # our own copy: nothing the caller does to theirs changes it
+        key = root_key(seed) if deal_seed is None or draw_seeds is None else b""
+        card_seed = derive(key, "cards") if deal_seed is None else as_seed_sequence(deal_seed)
+        full = make_deck(rules.jokers)
+        zones = check_treasures(treasures, n_players, rules.zone_limit)
+        stacked = check_stacked_deck(deck, zones, full)
+        restricted = check_restrict(restrict, n_players)
+        table = Table(n_players, rules, full, check_money(money, n_players, rules.starting_money), zones, dealer,
+                      restricted)
+        card_rng = np.random.default_rng(card_seed)
+        table.reshuffle(card_rng, stacked)
+        if draw_seeds is not None:
+            draws = [as_seed_sequence(d) for d in draw_seeds]
+        else:  # keyed by the game's seed where there is one, so rotations of a deal_seed draw afresh
+            draws = [derive(key, "draws", s) for s in range(n_players)] if key else mix_seeds(card_seed, n_players)
+        return cls(table, rules, card_rng, [np.random.default_rng(d) for d in draws], barred_seats(restricted),
+                   quintets=quintets)
 
     # ----- what it waits for ----------------------------------------------------------------------------------
     @property
@@ -257,6 +305,7 @@ class GameState:
         new.quintets = self.quintets
         new._paused = self._paused
         new._stops = self._stops
+        new._waiting = self._waiting
         new.record = self.record
         new._i = self._i
         new._votes = list(self._votes)
@@ -605,7 +654,7 @@ class GameState:
             if rules.at_limit == "discard_oldest":
                 self._make_room(card, t.treasures[taker][0])  # zones keep their cards in the order they entered
                 return
-            self.hand.taken = card  # until the answer: None if it is let go
+            self._waiting = card
             self.phase = "make_room"
             return
         t.add_treasure(taker, card)
@@ -615,10 +664,10 @@ class GameState:
     def _room_decision(self) -> Decision | None:
         taker = self._i
         if "make_room" not in self.asks[taker]:
-            self._make_room(self.hand.taken, None)
+            self._make_room(self._waiting, None)
             return None
         zone = tuple(self.table.treasures[taker])
-        return _new(Decision, (taker, "make_room", (*zone, None), None, None, 0, self.hand.taken))
+        return _new(Decision, (taker, "make_room", (*zone, None), None, None, 0, self._waiting))
 
     def _make_room(self, card: int | None, out: int | None) -> None:
         t, h, taker = self.table, self.hand, self._i
@@ -688,6 +737,16 @@ def _best_two(reach: dict[int, int]) -> tuple[tuple[int, int], tuple[int, int]]:
     return first, second
 
 
+def mix_seeds(card_seed: np.random.SeedSequence, n: int) -> list[np.random.SeedSequence]:
+    """The default streams for drawing `Mixed` answers, one per seat: children of the card seed, which no bot sees, so
+    no bot can predict its draws from its own generator's seed; separate per seat, so one bot's draws change no one
+    else's. The fallback when a game has no seed of its own; right for one game per card seed only."""
+    return [np.random.SeedSequence(card_seed.entropy, spawn_key=(*card_seed.spawn_key, _MIX_KEY, s)) for s in range(n)]
+
+
+_MIX_KEY = 0x6D6978  # "mix": a spawn-key branch the card stream never uses
+
+
 def _copy_rng(rng: np.random.Generator) -> np.random.Generator:
     bits = type(rng.bit_generator)()
     bits.state = rng.bit_generator.state
@@ -707,6 +766,6 @@ _ANSWER: dict[str, Callable[[GameState, Any], None]] = {
     "spades": GameState._spades,
     "hearts": GameState._hearts_answer,
     "joker_treasure": GameState._take,
-    "make_room": lambda state, out: state._make_room(state.hand.taken, out),
+    "make_room": lambda state, out: state._make_room(state._waiting, out),
     "steal": GameState._steal,
 }

@@ -106,9 +106,10 @@ class Table:
         return list(self._deck)
 
     def set_deck(self, cards: list[int]) -> None:
-        """Replace the deck (bottom card first) by the same cards in another order (`GameState.sample_hidden`)."""
-        if sorted(cards) != sorted(self._deck):
-            raise ValueError("set_deck: not the same cards as the deck")
+        """Replace the deck (bottom card first) by as many cards, some swapped with hidden hole cards
+        (`GameState.sample_hidden`, which keeps every card accounted for)."""
+        if len(cards) != len(self._deck):
+            raise ValueError(f"set_deck: {len(cards)} cards for a deck of {len(self._deck)}")
         self._deck = cards
 
     def deck_top_first(self) -> tuple[int, ...]:

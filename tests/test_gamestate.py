@@ -1,0 +1,238 @@
+"""The steppable state: stepped by hand it plays the engine's games; answers are checked; clones are independent;
+``sample_hidden`` redraws exactly what a seat cannot see, uniformly, and leaks nothing of the true cards."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from treasure_sim import Action, GameState, IllegalAnswer, Mixed, RuleSet, Steal, load_strategy, play_game
+from treasure_sim.game.cards import make_deck, parse_card
+from treasure_sim.game.questions import QUESTIONS
+from treasure_sim.game.seeding import derive, root_key
+from treasure_sim.game.state import observe
+
+METHOD_ARGS = {"bet": (), "keep_playing": (), "spades": (), "hearts": ()}
+
+
+def ask_bot(bot, state: GameState, d):  # noqa: ANN001, ANN201
+    """What an in-process bot answers to ``d`` (trusted test bots: no seat in between)."""
+    obs = state.observation(d)
+    method = getattr(bot, QUESTIONS[d.kind].method)
+    if d.kind in ("joker_treasure", "steal"):
+        return method(obs, tuple(o for o in d.options if o is not None))
+    if d.kind == "make_room":
+        return method(obs, d.treasure)
+    return method(obs)
+
+
+def random_answer(d, rng: np.random.Generator):  # noqa: ANN001, ANN201
+    """A uniformly random legal answer (raises: a random legal total)."""
+    if d.kind == "bet":
+        kind = d.options[rng.integers(len(d.options))]
+        if kind == "raise":
+            low, high = d.limits.min_raise_to, d.limits.max_raise_to
+            return Action.raise_to(int(rng.integers(low, high + 1)))
+        return Action(kind)
+    if d.kind == "spades":
+        return [c for c in d.options if rng.random() < 0.5]
+    return d.options[rng.integers(len(d.options))]
+
+
+def cards_in_play(state: GameState) -> Counter:
+    """Every card the state holds somewhere: the deck, the zones, the hands, the board, the New Treasure, removed."""
+    t, h = state.table, state.hand
+    held = Counter(t.deck_list()) + Counter(c for z in t.treasures for c in z) + Counter(t.removed)
+    if h is not None and state.phase not in ("hand_over",):
+        held += Counter(c for hand in h.hands for c in hand) + Counter(h.shared)
+        if h.new_treasure is not None and h.taken != h.new_treasure:
+            held[h.new_treasure] += 1  # not taken, or a Joker: in play until step 17
+            if h.taken is not None:
+                held[h.taken] -= 1  # a Joker's stand-in: in the zone and still in a hand or on the board
+        held += Counter(parse_card(name) for _, name in h.given_up)  # out of a full zone: back at step 17
+    return held
+
+
+def test_stepped_by_hand_it_plays_the_engines_games() -> None:
+    """The engine is a driver over the state: a caller stepping the state with the same bots gets the same games."""
+    rules = RuleSet(max_hands=40)
+    for seed in range(6):
+        names = ("equity", "treasure_hunter", "random", "rock")[: 2 + seed % 3]
+        result = play_game([load_strategy(n) for n in names], rules, seed=seed)
+        bots = [load_strategy(n) for n in names]
+        key = root_key(seed)
+        for s, bot in enumerate(bots):
+            bot.setup(s, len(bots), rules, np.random.default_rng(derive(key, "bot", s)))
+        state = GameState.new(len(bots), rules, seed)
+        while not state.over:
+            d = state.decision(through_hands=False)
+            if d is not None:
+                state.apply(ask_bot(bots[d.seat], state, d))
+            elif state.phase == "hand_over":  # the engine tells its bots what happened
+                for s in state.hand.order:
+                    bots[s].on_hand_end(state.record.public(s))
+        assert tuple(state.table.money) == result.final_money
+        assert state.end_reason == result.end_reason
+        assert state.table.hand_no == result.hands_played
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10**6), n=st.integers(2, 6), clubs=st.booleans(), zone_limit=st.sampled_from([0, 2]),
+       at_limit=st.sampled_from(["choose", "refuse", "discard_oldest"]), betting=st.sampled_from(
+           ["no-limit", "pot-limit", "fixed-limit"]))
+def test_random_legal_answers_conserve_chips_and_cards(seed: int, n: int, clubs: bool, zone_limit: int,
+                                                        at_limit: str, betting: str) -> None:
+    rules = RuleSet(max_hands=25, clubs=clubs, zone_limit=zone_limit, at_limit=at_limit, betting=betting)
+    state = GameState.new(n, rules, seed)
+    rng = np.random.default_rng(seed)
+    deck = Counter(make_deck(rules.jokers))
+    chips = n * rules.starting_money
+    steps = 0
+    while (d := state.decision()) is not None:
+        state.apply(random_answer(d, rng))
+        steps += 1
+        h = state.hand
+        paid = h is None or state.phase in ("joker_treasure", "make_room", "steal", "hand_over")
+        assert sum(state.table.money) + (0 if paid else h.pot) == chips
+        assert cards_in_play(state) == deck
+        assert steps < 20_000
+    assert state.over and sum(state.table.money) == chips
+
+
+def illegal(d) -> list:  # noqa: ANN001
+    """Answers that are not legal for ``d``."""
+    if d.kind == "bet":
+        wrong = [Action.raise_to(10**9), "call", None, Mixed((Action.fold(),), (0.5,)), Action("shove")]
+        if "check" not in d.options:
+            wrong.append(Action.check())
+        return wrong
+    if d.kind in ("keep_playing", "hearts"):
+        return [1, "yes", None]
+    if d.kind == "spades":
+        return [[53], "As", [*d.options, *d.options][:2] if d.options else [0, 0]]
+    return [999, "x", Steal(52, 0, 53)]
+
+
+def test_illegal_answers_are_refused_by_name_and_change_nothing() -> None:
+    rules = RuleSet(max_hands=30, zone_limit=2, at_limit="choose")
+    state = GameState.new(4, rules, 3)
+    rng = np.random.default_rng(3)
+    refused = Counter()
+    while (d := state.decision()) is not None:
+        before = snapshot(state)
+        for answer in illegal(d):
+            if d.kind == "spades" and answer == [*d.options, *d.options][:2] and len(set(answer)) == len(answer):
+                continue
+            with pytest.raises(IllegalAnswer, match=d.kind):
+                state.apply(answer)
+            refused[d.kind] += 1
+        assert snapshot(state) == before
+        state.apply(random_answer(d, rng))
+    assert refused["bet"] > 100 and refused["keep_playing"] > 10
+
+
+def snapshot(state: GameState) -> tuple:
+    """Everything about a state that playing on could change."""
+    t, h = state.table, state.hand
+    hand = None if h is None else (tuple(h.hands), h.shared, tuple(h.bets), tuple(h.committed), tuple(h.folded),
+                                   h.actions, h.pot, h.revealed, tuple(h.steals), tuple(h.mixed))
+    return (state.phase, state.end_reason, tuple(t.money), tuple(map(tuple, t.treasures)), tuple(t.deck_list()),
+            t.dealer, t.hand_no, tuple(t.out), tuple(t.removed), hand, state.decision())
+
+
+def test_playing_on_a_clone_never_changes_the_original() -> None:
+    checked = 0
+    for state in positions(60, 11, RuleSet(zone_limit=2, at_limit="choose")):
+        before = snapshot(state)
+        clone = state.clone()
+        assert snapshot(clone) == before
+        other = np.random.default_rng(checked)
+        while (c := clone.decision()) is not None:
+            clone.apply(random_answer(c, other))
+        assert snapshot(state) == before
+        checked += 1
+    assert checked > 20
+
+
+def test_a_clone_given_the_same_answers_plays_the_same_game() -> None:
+    """Its streams are copies: shuffles of later hands and Mixed draws come out the same."""
+    state = next(positions(1, 5, RuleSet(max_hands=40)))
+    clone = state.clone()
+    a, b = np.random.default_rng(9), np.random.default_rng(9)
+    mixed = Mixed((Action.fold(), Action.call()), (0.3, 0.7))
+    for s, rng in ((state, a), (clone, b)):
+        while (d := s.decision()) is not None:
+            s.apply(mixed if d.kind == "bet" and rng.random() < 0.5 else random_answer(d, rng))
+    assert snapshot(state) == snapshot(clone)
+
+
+def positions(n_states: int, seed: int, rules: RuleSet = RuleSet()):  # noqa: ANN201
+    """Random positions (states waiting for a decision), from random legal play."""
+    rng = np.random.default_rng(seed)
+    for k in range(n_states):
+        state = GameState.new(int(rng.integers(2, 6)), rules, seed * 10_000 + k)
+        stop = int(rng.integers(0, 60))
+        for _ in range(stop):
+            d = state.decision()
+            if d is None:
+                break
+            state.apply(random_answer(d, rng))
+        if state.decision() is not None:
+            yield state
+
+
+def seen_by(state: GameState, seat: int) -> tuple:
+    """What ``seat`` sees now: its observation (as the engine builds it) minus nothing."""
+    return observe(state.table, state.hand, seat, "bet") if state.hand is not None else None
+
+
+def test_sample_hidden_keeps_all_a_seat_sees_and_redraws_the_rest() -> None:
+    rng = np.random.default_rng(1)
+    for state in positions(150, 1):
+        seat = state.decision().seat
+        sample = state.sample_hidden(seat, rng)
+        assert seen_by(sample, seat) == seen_by(state, seat)  # every field of its observation, exactly
+        assert sample.decision() == state.decision()
+        assert cards_in_play(sample) == cards_in_play(state)
+        assert sorted(sample.table.deck_list()) == sorted(state.table.deck_list()) or state.hand is not None
+        assert snapshot(sample)[2:4] == snapshot(state)[2:4]  # money and zones
+
+
+def hidden_slots(state: GameState, seat: int) -> list[int]:
+    """The cards ``seat`` cannot see in the true state: other hole cards not face up, then the deck, top first."""
+    h = state.hand
+    cards = []
+    if h is not None:
+        for o in range(state.table.n):
+            if o != seat and h.hole[o] and not (h.revealed and h.in_hand[o] and not h.folded[o]):
+                cards.extend(h.hole[o])
+    return cards + state.table.deck_list()[::-1]
+
+
+def test_sample_hidden_leaks_nothing_of_the_true_cards() -> None:
+    """Over many positions: the resampled opponent card and next card are independent of the true ones (chi-square
+    on suit x suit), are never a card the seat has seen, and are uniform over the cards it has not."""
+    rng = np.random.default_rng(7)
+    pairs, uniform = [], Counter()
+    for state in positions(1500, 2):
+        seat = state.decision().seat
+        true = hidden_slots(state, seat)
+        sample = state.sample_hidden(seat, rng)
+        drawn = hidden_slots(sample, seat)
+        assert sorted(drawn) == sorted(true)  # the same unseen cards, redrawn among the same slots
+        seen = set(observe(state.table, state.hand, seat, "bet").hand) if state.hand is not None else set()
+        assert not seen & set(drawn)
+        pairs.append((true[0] % 4 if true[0] < 52 else 4, drawn[0] % 4 if drawn[0] < 52 else 4))
+        uniform[true.index(drawn[0]) * 10 // len(true)] += 1  # where the drawn card sat among the unseen
+    table = np.zeros((5, 5))
+    for a, b in pairs:
+        table[a, b] += 1
+    table = table[table.sum(1) > 0][:, table.sum(0) > 0]
+    assert stats.chi2_contingency(table).pvalue > 0.001
+    assert stats.chisquare([uniform[k] for k in range(10)]).pvalue > 0.001
+    assert sum(a == b for a, b in pairs) < 0.4 * len(pairs)  # suits agree about as often as chance (~25%)
