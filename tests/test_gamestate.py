@@ -20,7 +20,7 @@ from treasure_sim.game.state import observe
 METHOD_ARGS = {"bet": (), "keep_playing": (), "spades": (), "hearts": ()}
 
 
-def ask_bot(bot, state: GameState, d):  # noqa: ANN001, ANN201
+def ask_bot(bot, state: GameState, d):
     """What an in-process bot answers to ``d`` (trusted test bots: no seat in between)."""
     obs = state.observation(d)
     method = getattr(bot, QUESTIONS[d.kind].method)
@@ -31,7 +31,7 @@ def ask_bot(bot, state: GameState, d):  # noqa: ANN001, ANN201
     return method(obs)
 
 
-def random_answer(d, rng: np.random.Generator):  # noqa: ANN001, ANN201
+def random_answer(d, rng: np.random.Generator):
     """A uniformly random legal answer (raises: a random legal total)."""
     if d.kind == "bet":
         kind = d.options[rng.integers(len(d.options))]
@@ -104,7 +104,7 @@ def test_random_legal_answers_conserve_chips_and_cards(seed: int, n: int, clubs:
     assert state.over and sum(state.table.money) == chips
 
 
-def illegal(d) -> list:  # noqa: ANN001
+def illegal(d) -> list:
     """Answers that are not legal for ``d``."""
     if d.kind == "bet":
         wrong = [Action.raise_to(10**9), "call", None, Mixed((Action.fold(),), (0.5,)), Action("shove")]
@@ -171,11 +171,11 @@ def test_a_clone_given_the_same_answers_plays_the_same_game() -> None:
     assert snapshot(state) == snapshot(clone)
 
 
-def positions(n_states: int, seed: int, rules: RuleSet = RuleSet()):  # noqa: ANN201
+def positions(n_states: int, seed: int, rules: RuleSet | None = None):
     """Random positions (states waiting for a decision), from random legal play."""
     rng = np.random.default_rng(seed)
     for k in range(n_states):
-        state = GameState.new(int(rng.integers(2, 6)), rules, seed * 10_000 + k)
+        state = GameState.new(int(rng.integers(2, 6)), rules or RuleSet(), seed * 10_000 + k)
         stop = int(rng.integers(0, 60))
         for _ in range(stop):
             d = state.decision()

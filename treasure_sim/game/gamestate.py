@@ -17,20 +17,19 @@ Only the decision phases wait for an answer; the others pass by themselves.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
 from . import evaluator
 from .betting import BetLimits, bet_limits, split_pots, uncalled_bet
-from .cards import DIAMONDS, HEARTS, RANK, SPADES, is_joker, make_deck
-from .history import HandRecord, MixedDecision, ShownHand, StealEvent, name_quintet
-from .powers import Restrict, barred_seats, check_restrict, latest_folder_not_in
-from .questions import QUESTIONS, IllegalAnswer, check_answer, plain_bet
+from .cards import make_deck
+from .history import HandRecord, MixedDecision, ShownHand, name_quintet
+from .powers import Restrict, barred_seats, check_restrict
+from .questions import QUESTIONS, Decision, IllegalAnswer, check_answer, plain_bet
 from .rules import RuleSet
 from .seeding import as_seed_sequence, derive, root_key
 from .state import (
-    NAMES,
     DeckEmpty,
     Hand,
     Table,
@@ -41,7 +40,8 @@ from .state import (
     observe,
     observe_between,
 )
-from .strategy import CALL, CHECK, FOLD, RAISE, Observation, Steal
+from .strategy import CALL, CHECK, FOLD, RAISE, Observation
+from .treasure_steps import TreasureSteps
 
 __all__ = ["Decision", "GameState", "IllegalAnswer"]
 
@@ -53,26 +53,7 @@ _DEALS = (2, 2, 1, 0)  # shared cards dealt after each betting round (steps 5, 7
 _YES_NO = (True, False)
 
 
-class Decision(NamedTuple):
-    """What the state waits for: ``seat`` answers the question ``kind`` (a `questions.QUESTIONS` name).
-
-    ``options``: the legal answers where they are few (bet: the legal action kinds; spades: the Spades Treasures
-    that may move, any subset; joker_treasure, make_room and steal: the cards or `Steal`s, make_room and steal also
-    None; hearts and keep_playing: True, False). ``default`` is the answer of a seat that does not answer.
-    Bets also carry ``limits`` (to call, least and most raise totals) and ``my_bet`` (the seat's bet this round);
-    make_room carries the ``treasure`` that would enter the zone.
-    """
-
-    seat: int
-    kind: str
-    options: tuple
-    default: Any
-    limits: BetLimits | None = None
-    my_bet: int = 0
-    treasure: int | None = None
-
-
-class GameState:
+class GameState(TreasureSteps):
     """One game's state. Build it, then loop: ``d = state.decision()``; ``state.apply(answer)`` until it is None.
 
     ``asks``: per seat, the questions with a fixed default (`questions.SKIPPABLE`) that seat answers; the others are
@@ -84,20 +65,15 @@ class GameState:
     __slots__ = (
         "_bet",
         "_card_rng",
-        "_hearts",
-        "_held",
-        "_i",
         "_paused",
         "_stops",
         "_votes",
-        "_waiting",
         "asks",
         "barred",
         "end_reason",
         "errors",
         "hand",
         "mix_rngs",
-        "phase",
         "quintets",
         "record",
         "rules",
@@ -501,85 +477,6 @@ class GameState:
         else:
             self._pots()
 
-    def _spades_decision(self) -> Decision | None:
-        h, t = self.hand, self.table
-        contenders = h.contenders()
-        barred = self.barred["spades"]
-        while self._i < len(contenders):
-            s = contenders[self._i]
-            mine = t.zone_suit(s, SPADES)
-            if mine and s not in barred and "spades" in self.asks[s]:
-                return _new(Decision, (s, "spades", tuple(mine), (), None, 0, None))
-            self._i += 1
-        self._reveal()
-        return None
-
-    def _spades(self, cards: tuple[int, ...]) -> None:
-        s = self.hand.contenders()[self._i]
-        for card in cards:
-            self.hand.move_spade(self.table, s, card)
-        self._i += 1
-
-    def _reveal(self) -> None:
-        """Step 12 begins by revealing the hands still in (rulings §6); then Hearts draws."""
-        self.hand.revealed = True
-        self._i = 0
-        self._hearts = []
-        if self.rules.hearts:
-            self.phase = "hearts"
-        else:
-            self._showdown()
-
-    def _hearts_decision(self) -> Decision | None:
-        """Step 12: Hearts draws, in turn order, one optional card at a time (at most ``hearts_cap`` a player)."""
-        h, t, rules = self.hand, self.table, self.rules
-        contenders = h.contenders()
-        barred = self.barred["hearts"]
-        while self._i < len(contenders):
-            s = contenders[self._i]
-            if not self._hearts:
-                ranks = {RANK[c] for c in t.zone_suit(s, HEARTS)}
-                if not ranks or s in barred:
-                    self._i += 1
-                    continue
-                owed = sum(1 for c in h.hands[s] + h.shared if RANK[c] in ranks)
-                self._hearts = [ranks, owed, rules.hearts_cap or 1 << 30]
-            ranks, owed, room = self._hearts
-            if owed > 0 and room > 0:
-                if "hearts" in self.asks[s]:
-                    return _new(Decision, (s, "hearts", _YES_NO, True, None, 0, None))
-                if self._draw_heart(s):
-                    return None  # the deck ran out: on to the showdown
-                continue
-            self._hearts = []
-            self._i += 1
-        self._showdown()
-        return None
-
-    def _hearts_answer(self, draw: bool) -> None:
-        s = self.hand.contenders()[self._i]
-        if not draw:  # declining gives up the rest
-            self._hearts = []
-            self._i += 1
-            return
-        self._draw_heart(s)
-
-    def _draw_heart(self, s: int) -> bool:
-        """One Hearts draw for ``s``; True (and on to the showdown) if the deck ran out (rulings §7)."""
-        h = self.hand
-        try:
-            card = h.draw_heart(self.table, s)
-        except DeckEmpty:
-            h.ran_out = True
-            self._showdown()
-            return True
-        hearts = self._hearts
-        hearts[1] -= 1
-        hearts[2] -= 1
-        if self.rules.hearts_chain and RANK[card] in hearts[0]:
-            hearts[1] += 1
-        return False
-
     def _showdown(self) -> None:
         """Step 13: every hand still in is shown and scored in one batched evaluator call; then the pots."""
         t, h = self.table, self.hand
@@ -608,117 +505,6 @@ class GameState:
             for w, chips in zip(pot.winners, pot.shares, strict=True):
                 h.pay(t, w, chips)
         self._new_treasure()
-
-    def _new_treasure(self) -> None:
-        """Steps 14–15: the last folder takes the New Treasure (a Joker: a card of their choice), if it can."""
-        h, t, rules = self.hand, self.table, self.rules
-        card, taker = h.new_treasure, h.last_folder
-        if card is None or taker is None:
-            self._diamonds()
-            return
-        barred = self.barred["new_treasure"]
-        if taker in barred:  # restricted play: the latest folder before it who may take it
-            taker = latest_folder_not_in(h.actions, barred)
-            if taker is None:
-                self._diamonds()
-                return
-            h.passed_to = taker
-        limit = rules.zone_limit
-        if limit > 0 and len(t.treasures[taker]) >= limit and rules.at_limit == "refuse":
-            self._diamonds()
-            return
-        self._i = taker
-        if is_joker(card):
-            if rules.joker_treasure == "discard" or not self._joker_options(taker):
-                self._diamonds()
-                return
-            self.phase = "joker_treasure"
-            return
-        self._take(card)
-
-    def _joker_options(self, taker: int) -> tuple[int, ...]:
-        h = self.hand
-        return tuple(c for c in h.hole[taker] + h.shared if not is_joker(c))
-
-    def _joker_decision(self) -> Decision:
-        options = self._joker_options(self._i)
-        values = self.table.values
-        return _new(Decision, (self._i, "joker_treasure", options, max(options, key=lambda c: values[c]), None, 0,
-                               None))
-
-    def _take(self, card: int) -> None:
-        """The New Treasure (or the card chosen for a Joker) enters the taker's zone, room made if it is full."""
-        t, rules, taker = self.table, self.rules, self._i
-        limit = rules.zone_limit
-        if limit > 0 and len(t.treasures[taker]) >= limit:
-            if rules.at_limit == "discard_oldest":
-                self._make_room(card, t.treasures[taker][0])  # zones keep their cards in the order they entered
-                return
-            self._waiting = card
-            self.phase = "make_room"
-            return
-        t.add_treasure(taker, card)
-        self.hand.taken = card
-        self._diamonds()
-
-    def _room_decision(self) -> Decision | None:
-        taker = self._i
-        if "make_room" not in self.asks[taker]:
-            self._make_room(self._waiting, None)
-            return None
-        zone = tuple(self.table.treasures[taker])
-        return _new(Decision, (taker, "make_room", (*zone, None), None, None, 0, self._waiting))
-
-    def _make_room(self, card: int | None, out: int | None) -> None:
-        t, h, taker = self.table, self.hand, self._i
-        if out is None:
-            h.taken = None
-        else:
-            t.remove_treasure(taker, out)
-            h.given_up.append((taker, NAMES[out]))
-            t.add_treasure(taker, card)  # type: ignore[arg-type]  # the card waiting for room
-            h.taken = card
-        self._diamonds()
-
-    def _diamonds(self) -> None:
-        """Step 16 begins: the Diamonds each seat holds now may each buy one steal, in turn order."""
-        t, h = self.table, self.hand
-        if not self.rules.diamonds:
-            self._hand_over()
-            return
-        barred = self.barred["diamonds"]
-        self._held = {s: t.zone_suit(s, DIAMONDS) for s in h.order
-                      if t.suits_held[s] >> DIAMONDS & 1 and "steal" in self.asks[s] and s not in barred}
-        self._i = 0
-        self.phase = "steal"
-
-    def _steal_options(self, s: int) -> tuple[Steal, ...]:
-        t = self.table
-        zones, values = t.treasures, t.values
-        usable = [d for d in self._held[s] if d in zones[s]]
-        return tuple([_new(Steal, (d, v, c)) for d in usable for v in range(t.n) if v != s
-                      for c in zones[v] if values[c] <= values[d]])
-
-    def _steal_decision(self) -> Decision | None:
-        order = self.hand.order
-        while self._i < len(order):
-            s = order[self._i]
-            if self._held.get(s):
-                options = self._steal_options(s)
-                if options:
-                    return _new(Decision, (s, "steal", (*options, None), None, None, 0, None))
-            self._i += 1
-        self._hand_over()
-        return None
-
-    def _steal(self, choice: Steal | None) -> None:
-        s = self.hand.order[self._i]
-        if choice is None:
-            self._i += 1
-            return
-        diamond, victim, card = choice
-        self.table.steal(s, diamond, victim, card)
-        self.hand.steals.append(_new(StealEvent, (s, NAMES[diamond], victim, NAMES[card])))
 
     def _hand_over(self) -> None:
         self.record = self.hand.record(self.table, self.errors)

@@ -8,14 +8,30 @@ caller answers, so an environment, a terminal player or a search player cannot p
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from .answers import exact_int, safe_repr
 from .betting import BetLimits, action_problem
 from .strategy import CALL, CHECK, FOLD, MAX_CHOICES, RAISE, Action, Mixed, Steal
 
-if TYPE_CHECKING:
-    from .gamestate import Decision
+
+class Decision(NamedTuple):
+    """What the state waits for: ``seat`` answers the question ``kind`` (a `questions.QUESTIONS` name).
+
+    ``options``: the legal answers where they are few (bet: the legal action kinds; spades: the Spades Treasures
+    that may move, any subset; joker_treasure, make_room and steal: the cards or `Steal`s, make_room and steal also
+    None; hearts and keep_playing: True, False). ``default`` is the answer of a seat that does not answer.
+    Bets also carry ``limits`` (to call, least and most raise totals) and ``my_bet`` (the seat's bet this round);
+    make_room carries the ``treasure`` that would enter the zone.
+    """
+
+    seat: int
+    kind: str
+    options: tuple
+    default: Any
+    limits: BetLimits | None = None
+    my_bet: int = 0
+    treasure: int | None = None
 
 
 class IllegalAnswer(ValueError):
