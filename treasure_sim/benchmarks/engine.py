@@ -7,6 +7,9 @@ Run: ``treasure-sim bench engine [--hands 20000] [--players 4] [--seed 0] [--rep
 - ``calling``: four bots that check or call (every hand reaches a showdown, games run to the hand limit);
 - ``mixed``: four bots that, facing a bet, fold 15% of the time; raise the minimum 15% of the time
   when raising is legal; otherwise check or call;
+- ``clone``: search's inner loop on the steppable state: clone a mid-hand position (a betting decision after the
+  first shared cards) and play the rest of the hand with uniformly random legal answers through the checked
+  ``GameState.apply``; the rate counts these rollouts ("hands") per CPU-second;
 - ``rlcard``: the same mixed policy in rlcard's no-limit Hold'em as its users run it (``rlcard.make``,
   an agent per seat, ``env.run``: one hand per run), when rlcard is installed, for comparison; and
   ``rlcard-game``: the same on rlcard's bare game engine (no agents, no RL state encoding), the
@@ -33,6 +36,7 @@ import numpy as np
 
 from strategies.random_bot import RandomBot
 from treasure_sim.game.engine import play_game
+from treasure_sim.game.gamestate import Decision, GameState
 from treasure_sim.game.rules import RuleSet
 from treasure_sim.game.strategy import CHECK, RAISE, Action, Observation, Strategy
 
@@ -85,8 +89,49 @@ BOTS: dict[str, Callable[[], Strategy]] = {"random": RandomBot, "calling": Calli
 RLCARD = ("rlcard", "rlcard-game")
 
 
+def mid_hand_positions(count: int, players: int, seed: int) -> list[GameState]:
+    """Positions waiting for a bet after the first shared cards, from random legal play (some hands never get there)."""
+    rng = np.random.default_rng(seed)
+    found: list[GameState] = []
+    game = 0
+    while len(found) < count:
+        state = GameState.new(players, RuleSet(), seed + game)
+        game += 1
+        while (d := state.decision()) is not None and state.table.hand_no < 5:
+            if d.kind == "bet" and state.hand.round >= 1 and rng.random() < 0.5:
+                found.append(state.clone())
+                break
+            state.apply(random_answer(d, rng))
+    return found
+
+
+def random_answer(d: Decision, rng: np.random.Generator) -> Any:
+    """A uniformly random legal answer (a raise: the least legal total)."""
+    if d.kind == "bet":
+        kind = d.options[int(rng.integers(len(d.options)))]
+        return Action.raise_to(d.limits.min_raise_to) if kind == RAISE else Action(kind)  # type: ignore[union-attr]
+    if d.kind == "spades":
+        return list(d.options)
+    return d.options[int(rng.integers(len(d.options)))]
+
+
+def run_clones(hands: int, players: int, seed: int) -> dict[str, float]:
+    """Clone mid-hand positions and play each to the end of its hand, ``hands`` times."""
+    positions = mid_hand_positions(64, players, seed)
+    rng = np.random.default_rng(seed)
+    cpu, wall = time.process_time(), time.perf_counter()
+    for i in range(hands):
+        state = positions[i % len(positions)].clone()
+        while (d := state.decision(through_hands=False)) is not None:
+            state.apply(random_answer(d, rng))
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    return {"hands": hands, "games": 0, "cpu": cpu, "wall": wall}
+
+
 def run(bot: str, hands: int, players: int, seed: int, quintets: bool) -> dict[str, float]:
     """Play whole games of ``players`` copies of ``bot`` until ``hands`` hands are played."""
+    if bot == "clone":
+        return run_clones(hands, players, seed)
     if bot == "rlcard":
         return run_rlcard_env(hands, players, seed)
     if bot == "rlcard-game":
@@ -175,15 +220,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--hands", type=int, default=20_000, help="hands per line (whole games, so a few more)")
     parser.add_argument("--players", type=int, default=4, help="seats per game (2-10)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the first game; game i uses seed + i")
-    parser.add_argument("--bots", default="random,calling,mixed,rlcard,rlcard-game",
-                        help="comma-separated: random, calling, mixed, rlcard, rlcard-game (the last two skipped "
-                             "when rlcard is not installed)")
+    parser.add_argument("--bots", default="random,calling,mixed,clone,rlcard,rlcard-game",
+                        help="comma-separated: random, calling, mixed, clone, rlcard, rlcard-game (the last two "
+                             "skipped when rlcard is not installed)")
     parser.add_argument("--repeat", type=int, default=3, help="report the best of this many runs (noisy machines)")
     parser.add_argument("--quintets", action="store_true", help="name every shown quintet at once (best_quintet)")
     parser.add_argument("--profile", action="store_true", help="print the 20 functions taking most time")
     args = parser.parse_args(argv)
     bots = args.bots.split(",")
-    known = (*BOTS, *RLCARD)
+    known = (*BOTS, "clone", *RLCARD)
     if unknown := [b for b in bots if b not in known]:
         parser.error(f"unknown bot(s) {', '.join(unknown)}; choose from {', '.join(known)}")
     if any(b in RLCARD for b in bots) and not rlcard_installed():
@@ -200,6 +245,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if profiler:
             profiler.disable()
         rates[bot] = r["hands"] / r["cpu"]
+        if bot == "clone":
+            print(f"{bot:>11} x{args.players}: {r['hands']:,} clones of a mid-hand state played to the hand's end in "
+                  f"{r['cpu']:.2f} CPU s: {rates[bot]:,.0f} a second (wall {r['hands'] / r['wall']:,.0f})")
+            continue
         print(f"{bot:>11} x{args.players}: {r['hands']:,} hands, {r['games']:,} games in {r['cpu']:.2f} CPU s: "
               f"{rates[bot]:,.0f} hands/s, {r['games'] / r['cpu']:,.1f} games/s "
               f"(wall {r['hands'] / r['wall']:,.0f} hands/s){' with quintets' if args.quintets else ''}")

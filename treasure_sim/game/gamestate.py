@@ -65,6 +65,7 @@ class GameState(TreasureSteps):
     __slots__ = (
         "_bet",
         "_card_rng",
+        "_shared_rngs",
         "_paused",
         "_stops",
         "_votes",
@@ -88,6 +89,7 @@ class GameState(TreasureSteps):
         self.rules = rules
         self._card_rng = card_rng
         self.mix_rngs = list(mix_rngs)
+        self._shared_rngs = False  # the streams are shared with a clone: copy them before drawing (copy on write)
         self.barred = barred
         everything = frozenset(QUESTIONS)
         self.asks: list[frozenset[str]] = list(asks) if asks is not None else [everything] * table.n
@@ -246,6 +248,8 @@ class GameState(TreasureSteps):
             total += chance
             if kind == FOLD:
                 fold += chance
+        if self._shared_rngs:
+            self._own_rngs()
         point = self.mix_rngs[s].random() * total
         running, picked = 0.0, None
         for choice in choices:
@@ -270,8 +274,9 @@ class GameState(TreasureSteps):
         new = GameState.__new__(GameState)
         new.table = self.table.copy()
         new.rules = self.rules
-        new._card_rng = _copy_rng(self._card_rng)
-        new.mix_rngs = [_copy_rng(r) for r in self.mix_rngs]
+        new._card_rng = self._card_rng  # shared until either draws (`_own_rngs`): most clones never do
+        new.mix_rngs = self.mix_rngs
+        new._shared_rngs = self._shared_rngs = True
         new.barred = self.barred
         new.asks = list(self.asks)
         new.errors = [[] for _ in self.errors]
@@ -327,7 +332,14 @@ class GameState(TreasureSteps):
         seeds = rng.integers(0, 2**63, size=1 + len(new.mix_rngs))
         new._card_rng = np.random.default_rng(int(seeds[0]))
         new.mix_rngs = [np.random.default_rng(int(x)) for x in seeds[1:]]
+        new._shared_rngs = False
         return new
+
+    def _own_rngs(self) -> None:
+        """Copies of the streams this state shares with a clone, at the state they are in, before it draws."""
+        self._card_rng = _copy_rng(self._card_rng)
+        self.mix_rngs = [_copy_rng(r) for r in self.mix_rngs]
+        self._shared_rngs = False
 
     # ----- the game between hands ----------------------------------------------------------------------------------
     def _start(self) -> None:
@@ -383,6 +395,8 @@ class GameState(TreasureSteps):
         if h.void or h.ran_out:
             self.end_reason = "deck_empty"
         t.dealer = (t.dealer + 1) % t.n
+        if self._shared_rngs:
+            self._own_rngs()
         t.reshuffle(self._card_rng)  # step 17
         self._i = 0
         if self.end_reason is None:
