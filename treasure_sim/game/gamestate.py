@@ -65,8 +65,8 @@ class GameState(TreasureSteps):
     __slots__ = (
         "_bet",
         "_card_rng",
-        "_shared_rngs",
         "_paused",
+        "_shared_rngs",
         "_stops",
         "_votes",
         "asks",
