@@ -3,7 +3,7 @@
 `luck_values.values` is a vectorized model of the rest of a hand (the shared cards still to come, Hearts draws with
 chains, quintets with each seat's Clubs and the Jokers wild, main and side pots, the uncalled bet), kept apart from
 the engine because it values thousands of states per numpy call, where stepping a `GameState` per state and sample
-would cost about a hundred times more. This oracle test keeps the two models one: from positions of real games it
+costs about 40 times more (docs/luck.md). This oracle test keeps the two models one: from positions of real games it
 plays the rest of the hand in the engine with a fixed deck (everyone checks, nobody moves Spades, every Hearts draw
 is taken, the model's assumptions) and asks the model for the value of the same position with the same deck order.
 """
