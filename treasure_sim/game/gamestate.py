@@ -56,10 +56,10 @@ _YES_NO = (True, False)
 class GameState(TreasureSteps):
     """One game's state. Build it, then loop: ``d = state.decision()``; ``state.apply(answer)`` until it is None.
 
-    ``asks``: per seat, the questions with a fixed default (`questions.SKIPPABLE`) that seat answers; the others are
-    answered with their default without a `Decision` (the engine passes what each bot overrides; by default every
-    seat is asked everything). ``errors``: per seat, a list the driver appends a bot's error messages to; each hand's
-    record names those made during it.
+    ``asks``: per seat, the questions with a fixed default (``Question.skippable`` in `questions.QUESTIONS`) that seat
+    answers; the others are answered with their default without a `Decision` (the engine passes what each bot
+    overrides; by default every seat is asked everything). ``errors``: per seat, a list the driver appends a bot's
+    error messages to; each hand's record names those made during it.
     """
 
     __slots__ = (
