@@ -44,21 +44,27 @@ class Question(NamedTuple):
     skippable: bool  # the default is fixed: a bot that does not override the method is not asked
     default: str  # the default answer, in words
     answer: str  # what an answer is, in words
+    asked_with: str  # what the method is given besides the observation: "", "options" or "treasure"
+    wire: str  # the line protocol: the field of the answer (docs/protocol.md)
+    shape: str  # the line protocol: how the answer is written ("action", "cards", "bool", "card", "option")
 
 
 QUESTIONS: dict[str, Question] = {q.name: q for q in (
     Question("keep_playing", "keep_playing", True, "go on (True)",
-             "before each hand: True to go on, False to vote to stop"),
+             "before each hand: True to go on, False to vote to stop", "", "keep", "bool"),
     Question("bet", "act", False, "check when free, else fold",
-             "an Action (fold, check, call, raise_to(total)) or a Mixed of legal Actions with chances"),
+             "an Action (fold, check, call, raise_to(total)) or a Mixed of legal Actions with chances", "", "action",
+             "action"),
     Question("spades", "move_spades", True, "move none",
-             "step 11: the Spades Treasures to move to the hand (any subset of the options)"),
-    Question("hearts", "draw_heart", True, "draw (True)", "step 12: True to draw the next Hearts card"),
+             "step 11: the Spades Treasures to move to the hand (any subset of the options)", "", "cards", "cards"),
+    Question("hearts", "draw_heart", True, "draw (True)", "step 12: True to draw the next Hearts card", "", "draw",
+             "bool"),
     Question("joker_treasure", "choose_joker_treasure", False, "the highest-value option",
-             "step 15: one of the options (hole or shared cards) to become a Treasure"),
+             "step 15: one of the options (hole or shared cards) to become a Treasure", "options", "card", "card"),
     Question("make_room", "make_room", True, "let the New Treasure go (None)",
-             "steps 14-15, zone full: one of the zone's Treasures to give up, or None"),
-    Question("steal", "steal", True, "no steal (None)", "step 16: one of the Steal options, or None to stop"),
+             "steps 14-15, zone full: one of the zone's Treasures to give up, or None", "treasure", "card", "card"),
+    Question("steal", "steal", True, "no steal (None)", "step 16: one of the Steal options, or None to stop",
+             "options", "steal", "option"),
 )}
 """Every question, by `Decision` kind."""
 

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..game.cards import parse_card
+from ..game.questions import BY_METHOD
 from ..game.rules import RuleSet
 from ..game.strategy import Strategy
 from . import protocol
@@ -47,13 +48,14 @@ def serve(spec: str, params: dict[str, Any], stdin: Any = None, stdout: Any = No
                 if bot is None:
                     raise RuntimeError(f"{method} before setup")
                 obs = protocol.observation_from_json(request["obs"], showdowns)
+                question = BY_METHOD[method]  # a KeyError for an unknown question: reported as the error
                 options = protocol.options_from_json(method, request.get("options", []))
-                if method in ("choose_joker_treasure", "steal"):
-                    answer = getattr(bot, method)(obs, options)
-                elif method == "make_room":
-                    answer = bot.make_room(obs, parse_card(request["treasure"]))
-                else:
-                    answer = getattr(bot, method)(obs)
+                given: tuple = ()  # what the method takes besides the observation (the catalogue says)
+                if question.asked_with == "options":
+                    given = (options,)
+                elif question.asked_with == "treasure":
+                    given = (parse_card(request["treasure"]),)
+                answer = getattr(bot, question.method)(obs, *given)
                 reply = protocol.answer_to_json(method, answer, options)
         except Exception as err:  # the bot's own failure: reported, and the process serves on
             reply = {"error": f"{type(err).__name__}: {err}"}

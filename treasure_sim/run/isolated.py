@@ -38,6 +38,7 @@ import numpy as np
 
 from ..game.cards import format_card
 from ..game.history import HandRecord
+from ..game.questions import BY_METHOD
 from ..game.rules import RuleSet
 from ..game.strategy import Action, Observation, Steal, Strategy
 from ..game.timeouts import DecisionTimeout
@@ -263,7 +264,7 @@ class IsolatedBot(Strategy):
 
     def _decide(self, method: str, obs: Observation, options: tuple = (), **extra: Any) -> Any:
         fields: dict[str, Any] = {"obs": protocol.observation_to_json(obs), **extra}
-        if method in ("choose_joker_treasure", "steal"):
+        if BY_METHOD[method].asked_with == "options":
             fields["options"] = protocol.options_to_json(method, options)
         return protocol.answer_from_json(method, self._ask(method, **fields), options)
 

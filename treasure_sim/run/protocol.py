@@ -14,6 +14,7 @@ from typing import Any
 
 from ..game.cards import format_card, parse_card
 from ..game.history import ActionEvent, HandRecord, MixedDecision, PotResult, ShownHand, StealEvent
+from ..game.questions import BY_METHOD
 from ..game.rules import RuleSet
 from ..game.strategy import ACTION_KINDS, Action, Mixed, Observation, Steal
 
@@ -123,36 +124,45 @@ def _mixed_from_json(choices: Any) -> Mixed:
     return Mixed(tuple(_action_from_json(c) for c in choices), tuple(chances))
 
 
+def _bool(value: Any, name: str, options: tuple) -> bool:
+    if type(value) is not bool:
+        raise ProtocolError(f"{name} must be true or false, got {value!r}")
+    return value
+
+
+def _cards(value: Any, name: str, options: tuple) -> list[int]:
+    if type(value) is not list:
+        raise ProtocolError(f"{name} must be a list of card names, got {value!r}")
+    return [_card(c, name) for c in value]
+
+
+def _card_or_none(value: Any, name: str, options: tuple) -> int | None:
+    return None if value is None else _card(value, name)
+
+
+def _option(value: Any, name: str, options: tuple) -> Any:
+    if value is None:
+        return None
+    if type(value) is not int or not 0 <= value < len(options):
+        raise ProtocolError(f"{name} must be null or the index of an option 0..{len(options) - 1}, got {value!r}")
+    return options[value]
+
+
+_READ = {"bool": _bool, "cards": _cards, "card": _card_or_none, "option": _option}
+"""How an answer's field is read, by the question's ``shape`` (`treasure_sim.game.questions`)."""
+
+
 def answer_from_json(method: str, reply: dict[str, Any], options: tuple = ()) -> Any:
-    """A bot's JSON answer as the Python answer its `Strategy` method would return (checked again by the engine)."""
-    if method == "act":
+    """A bot's JSON answer as the Python answer its `Strategy` method would return (checked again by the engine).
+    The field and its form come from the decision catalogue (`treasure_sim.game.questions`)."""
+    question = BY_METHOD.get(method)
+    if question is None:
+        return None  # setup, hand_end: an acknowledgement
+    if question.shape == "action":
         if "mixed" in reply:
             return _mixed_from_json(reply["mixed"])
         return _action_from_json(reply)
-    if method == "move_spades":
-        cards = _field(reply, "cards", method)
-        if type(cards) is not list:
-            raise ProtocolError(f"cards must be a list of card names, got {cards!r}")
-        return [_card(c, "cards") for c in cards]
-    if method in ("draw_heart", "keep_playing"):
-        name = "draw" if method == "draw_heart" else "keep"
-        value = _field(reply, name, method)
-        if type(value) is not bool:
-            raise ProtocolError(f"{name} must be true or false, got {value!r}")
-        return value
-    if method == "choose_joker_treasure":
-        return _card(_field(reply, "card", method), "card")
-    if method == "make_room":
-        card = _field(reply, "card", method)
-        return None if card is None else _card(card, "card")
-    if method == "steal":
-        choice = _field(reply, "steal", method)
-        if choice is None:
-            return None
-        if type(choice) is not int or not 0 <= choice < len(options):
-            raise ProtocolError(f"steal must be null or the index of an option 0..{len(options) - 1}, got {choice!r}")
-        return options[choice]
-    return None  # setup, hand_end: an acknowledgement
+    return _READ[question.shape](_field(reply, question.wire, method), question.wire, options)
 
 
 # ----- the Python host's side: the same messages read back into engine values ------------------------------
@@ -216,23 +226,27 @@ def options_from_json(method: str, options: list[Any]) -> tuple:
     return tuple(parse_card(c) for c in options)
 
 
+def _write_cards(answer: Any, options: tuple) -> Any:
+    return [format_card(int(c)) for c in answer]
+
+
+def _write_card(answer: Any, options: tuple) -> Any:
+    return None if answer is None else format_card(int(answer))
+
+
+_WRITE = {"bool": lambda answer, options: bool(answer), "cards": _write_cards, "card": _write_card,
+          "option": lambda answer, options: None if answer is None else options.index(answer)}
+"""How an answer is written, by the question's ``shape``."""
+
+
 def answer_to_json(method: str, answer: Any, options: tuple = ()) -> dict[str, Any]:
     """What a `Strategy`'s Python answer is on the wire (the host's reply)."""
-    if method == "act":
+    question = BY_METHOD.get(method)
+    if question is None:
+        return {}
+    if question.shape == "action":
         if isinstance(answer, Mixed):
             return {"mixed": [{"action": a.kind, "amount": a.amount, "chance": float(p)}
                               for a, p in zip(answer.actions, answer.chances, strict=True)]}
         return {"action": answer.kind, "amount": answer.amount}
-    if method == "move_spades":
-        return {"cards": [format_card(int(c)) for c in answer]}
-    if method == "draw_heart":
-        return {"draw": bool(answer)}
-    if method == "keep_playing":
-        return {"keep": bool(answer)}
-    if method == "choose_joker_treasure":
-        return {"card": format_card(int(answer))}
-    if method == "make_room":
-        return {"card": None if answer is None else format_card(int(answer))}
-    if method == "steal":
-        return {"steal": None if answer is None else options.index(answer)}
-    return {}
+    return {question.wire: _WRITE[question.shape](answer, options)}
