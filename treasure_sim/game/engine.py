@@ -16,6 +16,7 @@ import numpy as np
 from .betting import BetLimits
 from .gamestate import Decision, GameState, mix_seeds
 from .history import GameResult, HandRecord
+from .integrity import check_hand, watch
 from .powers import Restrict
 from .questions import QUESTIONS
 from .rules import RuleSet
@@ -206,6 +207,7 @@ class Game:
         record = self.state.record
         assert record is not None
         self._hands.append(record)
+        check_hand(self, self.state.hand, record)  # chips, cards and the engine's code as they must be (integrity.py)
         if self._told:
             for s in self.state.hand.order:  # in turn order
                 self.seats[s].on_hand_end(record)
@@ -249,3 +251,6 @@ def play_game(strategies: Sequence[Strategy], rules: RuleSet = RuleSet(), seed: 
               restrict: Restrict | None = None, **kwargs: Any) -> GameResult:
     """Play a whole game and return its result (``restrict`` and the other keywords as for `Game`)."""
     return Game(strategies, rules, seed, restrict=restrict, **kwargs).play()
+
+
+watch()  # the engine as loaded, before any bot runs: what integrity.check_hand compares with

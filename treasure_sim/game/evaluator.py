@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import numpy as np
 import numpy.typing as npt
@@ -317,7 +317,8 @@ def best_quintet(cards: npt.ArrayLike | str, wild_ranks: int = 0) -> Quintet:
 
 # The same algorithm on Python ints, for showdown-sized batches where numpy's per-call overhead
 # (about a microsecond a call, ~70 calls) would dominate. Tested equal to the block kernel.
-_L = {name: _T[name].tolist() for name in ("ONE", "HBIT", "FIVE", "GROUP", "KICK", "FHT", "ST", "FS")}
+_L: dict[str, Any] = {name: tuple(_T[name].tolist())  # tuples: a bot cannot change them in place (integrity.py)
+                      for name in ("ONE", "HBIT", "FIVE", "GROUP", "KICK", "FHT", "ST", "FS")}
 
 
 def _score_small(arr: np.ndarray, wild_ranks: object, validate: bool) -> list[int]:

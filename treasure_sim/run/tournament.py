@@ -19,14 +19,17 @@ import pyarrow as pa
 
 from ..game.engine import Game, StrategyError
 from ..game.history import GameResult
+from ..game.integrity import Tampering, engine_tampered
 from ..game.phh import game_to_phhs
 from ..game.rules import RuleSet
 from ..game.seeding import derive, hardened_root_key
 from ..game.strategy import Strategy
+from . import watchdog
 from .experiment import Entrant, Experiment, load_strategy
 from .isolated import IsolatedBot
 from .rows import game_rows, hand_rows, mixed_rows, new_columns, seat_rows, to_tables
 from .schedule import round_robin, seating
+from .watchdog import Guard
 
 log = logging.getLogger(__name__)
 
@@ -139,26 +142,108 @@ def entrant_setup(task: Task, seats: tuple[int, ...]) -> dict:
     return {"restrict": restrict or None, "treasures": treasures or None}
 
 
-def play_one(task: Task, game_id: int, deal: int, rotation: int, seats: tuple[int, ...]) -> GameResult:
-    """One game of the task; a bot that cannot be built, or errs in a strict run, is a `BotFailure`."""
+class _Unbuilt(Strategy):
+    """The seat of an entrant whose bot could not be built for this game: its setup fails with why, so the seat is
+    benched (every decision the default answer) and the error recorded; the other games go on."""
+
+    def __init__(self, why: str) -> None:
+        self.why = why
+
+    def setup(self, seat: int, n_players: int, rules: RuleSet, rng: np.random.Generator) -> None:
+        raise RuntimeError(self.why)
+
+    def __repr__(self) -> str:
+        return "unbuilt"
+
+
+def void_result(game: Game, seat: int | None, message: str) -> GameResult:
+    """A voided game: nobody wins or loses a chip (everyone ends with the starting stack, an even share), no hand is
+    kept, ``end_reason`` is "void", and ``message`` is an error of ``seat``'s entrant."""
+    n = game.n_players
+    errors = [tuple(e) for e in game.errors]
+    if seat is not None:
+        errors[seat] += (message,)
+    return GameResult(n_players=n, strategies=tuple(s.label for s in game.seats), seed=game.seed,
+                      rules=game.rules.to_dict(), final_money=(game.rules.starting_money,) * n,
+                      win_shares=(1 / n,) * n, end_reason="void", hands_played=0, treasures=((),) * n,
+                      errors=tuple(errors), decisions=tuple(s.decisions for s in game.seats),
+                      decision_time=tuple(s.seconds / s.decisions if s.decisions else 0.0 for s in game.seats),
+                      hands=(), timeouts=tuple(s.timeouts for s in game.seats))
+
+
+def play_one(task: Task, game_id: int, deal: int, rotation: int, seats: tuple[int, ...],
+             guard: Guard | None = None) -> GameResult:
+    """One game of the task. A bot that cannot be built plays benched (an error), or in a strict run is a
+    `BotFailure`; a game whose chips, cards or engine code were tampered with (`integrity`), or that broke under
+    an in-process bot, is voided naming the entrant (a `BotFailure` in a strict run). ``guard``: the watchdog's
+    (`watchdog.supervise`), which stamps every bot call."""
     bots: list[Strategy] = []
     seeds = game_seeds(task.seed, deal, rotation, len(seats))
+
+    def who(seat: int | None) -> str:
+        return "a bot" if seat is None else repr(task.entrants[seats[seat]].label)
+
+    def suspect(seat: int | None) -> int | None:
+        """The seat to blame for tampering seen after ``seat``'s turn: only an in-process bot that is not built in
+        can tamper, so if ``seat`` is another, the last such bot asked (or the only one at the table)."""
+        able = [s for s, e in enumerate(seats) if not task.entrants[e].isolate
+                and not watchdog.is_builtin(task.entrants[e].strategy)]
+        if seat in able or not able:
+            return seat
+        last = guard.last[1] if guard is not None and guard.last[0] == game_id else None
+        return last if last in able else able[0] if len(able) == 1 else seat
+
     try:
         for e in seats:
             entrant = task.entrants[e]
             try:
                 bots.append(make_bot(entrant, deal_key=seeds.deal_key))
             except Exception as err:
-                raise BotFailure(f"entrant {entrant.label!r} ({entrant.strategy or ' '.join(entrant.command)}) "
-                                 f"could not be built for game {game_id}: {type(err).__name__}: {err}") from err
+                why = (f"entrant {entrant.label!r} ({entrant.strategy or ' '.join(entrant.command)}) could not be "
+                       f"built for game {game_id}: {type(err).__name__}: {err}")
+                if task.strict:
+                    raise BotFailure(why) from err
+                log.warning("%s; it plays benched (the default answers)", why)
+                bots.append(_Unbuilt(f"could not be built: {type(err).__name__}: {err}"[:500]))
+        holders = guard.wrap(game_id, bots) if guard is not None else None
+        game = Game(bots, task.rules, None, deal_seed=seeds.cards, bot_seeds=seeds.bots, draw_seeds=seeds.draws,
+                    quintets=False, strict=task.strict, decision_timeout=task.decision_timeout,
+                    ends_game=(), **entrant_setup(task, seats))  # workers ignore Ctrl-C: a bot raised it
+        if guard is not None and holders is not None:
+            guard.attach(game, holders)
         try:
-            return Game(bots, task.rules, None, deal_seed=seeds.cards, bot_seeds=seeds.bots, draw_seeds=seeds.draws,
-                        quintets=False, strict=task.strict, decision_timeout=task.decision_timeout,
-                        ends_game=(), **entrant_setup(task, seats)).play()  # workers ignore Ctrl-C: a bot raised it
+            result = game.play()
+        except Tampering as err:
+            blamed = err.seat if err.exact else suspect(err.seat)
+            if task.strict:
+                raise BotFailure(f"entrant {who(blamed)} in game {game_id} (deal {deal}): {err}") from err
+            log.warning("game %d voided: entrant %s: %s", game_id, who(blamed), err)
+            return void_result(game, blamed, str(err))
         except StrategyError as err:
             seat = re.match(r"seat (\d+)", str(err))
-            who = task.entrants[seats[int(seat[1])]].label if seat else "a bot"
-            raise BotFailure(f"entrant {who!r} in game {game_id} (deal {deal}): {err}") from err
+            raise BotFailure(f"entrant {who(int(seat[1]) if seat else None)} in game {game_id} (deal {deal}): "
+                             f"{err}") from err
+        except Exception as err:
+            if guard is None:
+                raise  # only built-in and isolated bots: the engine's own failure, with its traceback
+            last = suspect(guard.last[1] if guard.last[0] == game_id else None)
+            tampered = engine_tampered()
+            why = (f"hand {game.table.hand_no}: the game broke ({type(err).__name__}: {str(err)[:200]})"
+                   + (f" after {tampered}" if tampered else "") + "; the bot asked last was this one")
+            if task.strict:
+                raise BotFailure(f"entrant {who(last)} in game {game_id} (deal {deal}): {why}") from None
+            log.warning("game %d voided: entrant %s: %s", game_id, who(last), why)
+            return void_result(game, last, why)
+        tampered = engine_tampered()  # every watched object, once a game (check_hand looks at a slice per hand)
+        if tampered is not None:
+            last_hand = result.hands[-1] if result.hands else None
+            seat_ = suspect(last_hand.actions[-1].seat if last_hand is not None and last_hand.actions else None)
+            why = f"hand {result.hands_played}: integrity: {tampered}"
+            if task.strict:
+                raise BotFailure(f"entrant {who(seat_)} in game {game_id} (deal {deal}): {why}")
+            log.warning("game %d voided: entrant %s: %s", game_id, who(seat_), why)
+            return void_result(game, seat_, why)
+        return result
     finally:
         for bot in bots:
             if isinstance(bot, IsolatedBot):
@@ -166,7 +251,14 @@ def play_one(task: Task, game_id: int, deal: int, rotation: int, seats: tuple[in
 
 
 def run_task(task: Task) -> TaskResult:
-    """Play every game of a task and return its rows (runs in a worker process)."""
+    """Play every game of a task and return its rows (runs in a worker process). A task with an in-process bot
+    that is not built in is played in a game process the worker watches (`watchdog`)."""
+    if watchdog.needed(task):
+        return watchdog.supervise(task, _play_task)
+    return _play_task(task)
+
+
+def _play_task(task: Task, guard: Guard | None = None) -> TaskResult:
     start = time.perf_counter()
     columns = new_columns()
     errors = 0
@@ -175,7 +267,7 @@ def run_task(task: Task) -> TaskResult:
         table_id = deal % len(task.tables)
         for game_id, rotation in games_of(task, deal):
             seats = seating(task.tables[table_id], rotation)
-            result = play_one(task, game_id, deal, rotation, seats)
+            result = play_one(task, game_id, deal, rotation, seats, guard)
             game_rows(columns["games"], task.experiment, game_id, deal, rotation, table_id, seats, task.entrants,
                       result, task.rules)
             hand_rows(columns["hands"], task.experiment, game_id, result.hands)

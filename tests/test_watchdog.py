@@ -1,0 +1,258 @@
+"""In-process bots that tamper with the engine, hang or kill their process: caught, named, and the run goes on.
+
+Integrity (`treasure_sim.game.integrity`): chips and cards conserved and the engine's code unchanged after every
+hand, else the game is voided naming the entrant (a strict run stops). The watchdog (`treasure_sim.run.watchdog`):
+a task with an in-process bot that is not built in runs in a game process the worker watches; a bot stuck past the
+limit (its alarm switched off, a C call that never returns) or whose process died (``os._exit``, a segfault, its
+parent killed) is named, and the task is played again with that bot benched from the call that never finished.
+"""
+
+from __future__ import annotations
+
+import textwrap
+import time
+
+import pytest
+
+from treasure_sim import Game, RuleSet, load_strategy
+from treasure_sim.game.integrity import Tampering, engine_tampered
+from treasure_sim.run.execute import run_experiment
+from treasure_sim.run.experiment import parse_toml
+from treasure_sim.run.store import read_games
+from treasure_sim.run.tournament import BotFailure
+
+BOTS = '''
+import ctypes, gc, itertools, os, signal, sys, time
+from treasure_sim import Action, Strategy
+
+def _table():
+    from treasure_sim.game.state import Table
+    return next(o for o in gc.get_objects() if type(o) is Table)
+
+class ChipThief(Strategy):
+    """Adds 1,000 chips to its own stack before each decision."""
+    def act(self, obs):
+        _table().money[obs.seat] += 1000
+        return Action.call()
+
+class HugeStack(Strategy):
+    """Leaves its stack at 2**40."""
+    def act(self, obs):
+        _table().money[obs.seat] = 2 ** 40
+        return Action.call()
+
+class CardForger(Strategy):
+    """Turns a card of the deck into a copy of an Ace."""
+    def act(self, obs):
+        t = _table()
+        if t._deck:
+            t._deck[0] = t._deck[-1]
+        return Action.call()
+
+def _win(rows, wild_ranks):
+    return [1 << 23] * len(rows)
+
+class EvaluatorPatcher(Strategy):
+    """Monkeypatches the evaluator so that every hand ties at the best score."""
+    def setup(self, seat, n_players, rules, rng):
+        super().setup(seat, n_players, rules, rng)
+        import treasure_sim.game.evaluator as ev
+        ev.score_rows = _win
+
+class BadScore(Strategy):
+    """Makes the showdown scores garbage."""
+    def setup(self, seat, n_players, rules, rng):
+        super().setup(seat, n_players, rules, rng)
+        import treasure_sim.game.evaluator as ev
+        ev.score_rows = lambda rows, wild: ["x"] * len(rows)
+
+class PotPatcher(Strategy):
+    """Replaces the engine's pot splitter (a slice of the watched code, found by the game's end at the latest)."""
+    def setup(self, seat, n_players, rules, rng):
+        super().setup(seat, n_players, rules, rng)
+        import treasure_sim.game.gamestate as gamestate
+        original = gamestate.split_pots
+        gamestate.split_pots = lambda *args: original(*args)
+
+class SilentSleeper(Strategy):
+    """Switches the alarm off, then sleeps at its 5th decision."""
+    n = 0
+    def act(self, obs):
+        self.n += 1
+        if self.n == 5:
+            signal.signal(signal.SIGALRM, signal.SIG_IGN)
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            time.sleep(3600)
+        return Action.call()
+
+class CLoop(Strategy):
+    """A C call that never returns to the interpreter, at its 3rd decision."""
+    n = 0
+    def act(self, obs):
+        self.n += 1
+        if self.n == 3:
+            sum(itertools.count())
+        return Action.call()
+
+class Exiter(Strategy):
+    def act(self, obs):
+        os._exit(3)
+
+class Segfault(Strategy):
+    def act(self, obs):
+        ctypes.string_at(0)
+
+class ParentKiller(Strategy):
+    def act(self, obs):
+        os.kill(os.getppid(), signal.SIGKILL)
+        time.sleep(5)
+
+BUILT = [0]
+
+class LateConstructorFailure(Strategy):
+    """Builds for the first two games of each process, then fails."""
+    def __init__(self):
+        BUILT[0] += 1
+        if BUILT[0] > 2:
+            raise RuntimeError("out of licences")
+'''
+
+
+@pytest.fixture(scope="module")
+def bot_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("attack_bots") / "attack_bots.py"
+    path.write_text(BOTS)
+    return path
+
+
+def _experiment(bot_file, bot: str, *, deals: int = 2, timeout: float = 0.3, hands: int = 30, extra: str = ""):
+    return parse_toml(textwrap.dedent(f"""
+        name = "attack"
+        deals = {deals}
+        table_size = 2
+        decision_timeout = {timeout}
+        [[entrants]]
+        strategy = "{bot_file}:{bot}"
+        label = "attacker"
+        [[entrants]]
+        strategy = "calling_station"
+        [rules]
+        max_hands = {hands}
+        {extra}
+    """))
+
+
+def _games(path):
+    games = read_games(path).to_pandas()
+    return games, games[games.entrant == "attacker"]
+
+
+@pytest.mark.parametrize(("bot", "message"), [
+    ("ChipThief", r"its stack is .* chips where the hand left it"),
+    ("HugeStack", r"its stack is 1,099,511,627,7\d\d chips"),
+    ("CardForger", r"not distinct cards|not the deck"),
+    ("EvaluatorPatcher", r"evaluator.score_rows was replaced"),
+])
+def test_tampering_voids_the_game_and_names_the_entrant(bot_file, tmp_path, bot, message):
+    run_experiment(_experiment(bot_file, bot), tmp_path / "out", workers=1, progress=False)
+    games, attacker = _games(tmp_path / "out")
+    assert (games.end_reason == "void").all() and (games.net == 0).all() and (games.win_share == 0.5).all()
+    assert attacker.first_error.str.contains(message).all(), attacker.first_error.tolist()
+
+
+def test_a_strict_run_stops_at_tampering_in_one_line(bot_file, tmp_path):
+    with pytest.raises(BotFailure, match=r"^entrant 'attacker' in game 0 \(deal 0\): seat \d \(ChipThief\): hand 1: "
+                                         r"integrity: its stack is"):
+        run_experiment(_experiment(bot_file, "ChipThief"), tmp_path / "out", workers=1, progress=False, strict=True)
+
+
+def test_tampering_is_caught_in_a_bare_game_too(bot_file):
+    from treasure_sim.run.loader import load_strategy as load
+
+    with pytest.raises(Tampering, match=r"seat 0 \(ChipThief\): hand 1: integrity: its stack is [\d,]+ chips where the "
+                                        r"hand left it"):
+        Game([load(f"{bot_file}:ChipThief"), load_strategy("calling_station")], seed=1).play()
+
+
+def test_replaced_engine_code_is_found_and_the_game_voided(bot_file, tmp_path):
+    import treasure_sim.game.evaluator as evaluator
+    import treasure_sim.game.gamestate as gamestate
+
+    original_split, original_score = gamestate.split_pots, evaluator.score_rows
+    try:
+        for bot, message in (("PotPatcher", "gamestate.split_pots was replaced"), ("BadScore", "score_rows")):
+            run_experiment(_experiment(bot_file, bot, deals=1), tmp_path / bot, workers=1, progress=False)
+            games, attacker = _games(tmp_path / bot)
+            assert (games.end_reason == "void").all(), games.end_reason.tolist()
+            assert attacker.first_error.str.contains(message).all(), attacker.first_error.tolist()
+    finally:  # the game process played them: this process is untouched
+        assert gamestate.split_pots is original_split and evaluator.score_rows is original_score
+    assert engine_tampered() is None
+
+
+def test_an_honest_game_passes_every_check():
+    bots = [load_strategy(s) for s in ("equity", "treasure_hunter", "random", "rock")]
+    for rules in (RuleSet(), RuleSet(spent_diamonds="removed", zone_limit=2, at_limit="choose")):
+        Game(bots, rules, seed=3).play()
+    assert engine_tampered() is None
+
+
+@pytest.mark.parametrize(("bot", "message"), [
+    ("SilentSleeper", r"ran past .* s \(the watchdog killed it\)"),
+    ("CLoop", r"ran past .* s \(the watchdog killed it\)"),
+    ("Exiter", r"its process ended during a call to the bot \(exit code 3"),
+    ("Segfault", r"its process ended during a call to the bot \(signal 11"),
+    ("ParentKiller", r"its process ended during a call to the bot \(signal 9"),
+])
+def test_a_stuck_or_dying_bot_is_named_benched_and_the_run_goes_on(bot_file, tmp_path, bot, message):
+    start = time.perf_counter()
+    report = run_experiment(_experiment(bot_file, bot, deals=2, hands=20), tmp_path / "out", workers=1,
+                            progress=False)
+    assert report.status == "complete" and time.perf_counter() - start < 60
+    games, attacker = _games(tmp_path / "out")
+    assert len(games) == 2 * 2 * 2  # every game, each played to its end
+    assert attacker.first_error.str.contains(message).all(), attacker.first_error.tolist()
+    assert (attacker.errors == 1).all()  # benched: asked nothing more after the call that never finished
+    log = (tmp_path / "out" / "run.log").read_text()
+    assert "bot 'attacker' game 0: seat" in log
+
+
+def test_the_replayed_games_are_the_games_of_a_clean_run(bot_file, tmp_path):
+    """Games before the stuck call come out exactly as without it: the task is replayed from its seeds."""
+    run_experiment(_experiment(bot_file, "Exiter", deals=3, hands=20), tmp_path / "a", workers=1, progress=False)
+    run_experiment(_experiment(bot_file, "Exiter", deals=3, hands=20), tmp_path / "b", workers=2, progress=False)
+    a = read_games(tmp_path / "a").to_pandas().sort_values(["game_id", "seat"]).reset_index(drop=True)
+    b = read_games(tmp_path / "b").to_pandas().sort_values(["game_id", "seat"]).reset_index(drop=True)
+    cols = ["game_id", "seat", "final_money", "hands_played", "errors", "first_error"]
+    assert a[cols].equals(b[cols])
+
+
+def test_a_stuck_bot_stops_a_strict_run_naming_it(bot_file, tmp_path):
+    with pytest.raises(BotFailure, match=r"^entrant 'attacker' in game 0: its process ended"):
+        run_experiment(_experiment(bot_file, "Exiter"), tmp_path / "out", workers=1, progress=False, strict=True)
+
+
+def test_a_constructor_that_fails_on_a_later_game_benches_the_bot_and_the_run_goes_on(bot_file, tmp_path):
+    report = run_experiment(_experiment(bot_file, "LateConstructorFailure", deals=3), tmp_path / "out", workers=1,
+                            progress=False)
+    assert report.status == "complete"
+    games, attacker = _games(tmp_path / "out")
+    assert len(games) == 3 * 2 * 2
+    failed = attacker[attacker.errors > 0]
+    assert len(failed) >= 1
+    assert failed.first_error.str.contains("could not be built: RuntimeError: out of licences").all()
+
+
+def test_a_constructor_failure_stops_a_strict_run(bot_file, tmp_path):
+    with pytest.raises(BotFailure, match=r"entrant 'attacker' .* could not be built for game \d+: RuntimeError"):
+        run_experiment(_experiment(bot_file, "LateConstructorFailure", deals=3), tmp_path / "out", workers=1,
+                       progress=False, strict=True)
+
+
+def test_the_watchdog_works_under_dask_too(bot_file, tmp_path):
+    pytest.importorskip("distributed")
+    report = run_experiment(_experiment(bot_file, "CLoop", deals=1, hands=10), tmp_path / "out", workers=1,
+                            executor="dask", progress=False)
+    assert report.status == "complete"
+    _, attacker = _games(tmp_path / "out")
+    assert attacker.first_error.str.contains("the watchdog killed it").all()

@@ -1,0 +1,243 @@
+"""Tampering caught where it is cheap to catch: after every hand, the engine checks its own state and its code.
+
+An in-process bot runs in the engine's interpreter: through ``gc`` or ``sys._getframe`` it can reach the table
+and change it, or replace a function of the engine. Nothing in-process can stop that (isolate a bot you do not
+trust: ``docs/protocol.md``), but the engine notices what such tampering leaves behind. After every hand
+(`check_hand`, one call at the end of ``Game._play_hand``):
+
+- **chips**: every stack is a whole number >= 0; the chips on the table are the chips the game started with;
+  each seat's stack is its stack before the hand, less what it put in, plus what the pots paid it;
+- **cards**: the cards in zones, out of the game and outside the zones are the deck exactly, each once; the deck
+  and the cards dealt this hand are distinct cards outside the zones; every shown score is a real score;
+- **code**: the showdown's scoring function is the one loaded, with its code; and a 64th of the engine's own
+  functions, classes and tables (`WATCHED`), in turn, are the objects it loaded with the code they were loaded
+  with (all of them every 64 hands; `engine_tampered` checks all at once, and the functions' defaults, as a
+  tournament does after every game); the evaluator's tables cannot be changed in place (tuples, read-only
+  arrays).
+
+A violation raises `Tampering` (a `StrategyError`), naming the seat whose stack is wrong or else the seat whose
+turn it was last in the hand; the tournament voids the game and names the entrant, and a strict run stops.
+Costs a few microseconds per hand (``treasure-sim bench engine``).
+"""
+
+from __future__ import annotations
+
+import sys
+from itertools import chain
+from operator import attrgetter, is_not, itemgetter
+from types import FunctionType, ModuleType
+from typing import TYPE_CHECKING, Any
+
+from .seats import StrategyError
+
+if TYPE_CHECKING:
+    from .engine import Game
+    from .history import HandRecord
+    from .state import Hand
+
+__all__ = ["Tampering", "check_hand", "engine_tampered"]
+
+WATCHED = ("engine", "gamestate", "questions", "treasure_steps", "evaluator", "_eval_tables", "betting", "powers",
+           "state", "seats", "answers", "history", "cards", "strategy", "timeouts", "integrity")
+"""The modules of ``treasure_sim.game`` whose globals (and the methods of the classes they define) are watched."""
+MAX_SCORE = 1 << 24  # every evaluator score is below (category << 20, ten categories)
+
+
+class Tampering(StrategyError):
+    """The engine's state or code was changed behind its back (``seat``: the seat named, or None)."""
+
+    def __init__(self, message: str, seat: int | None, exact: bool = False) -> None:
+        super().__init__(message)
+        self.seat = seat
+        self.exact = exact  # the seat's own stack is wrong (else: only whose turn it was last)
+
+
+_code = attrgetter("__code__")
+_defaults = attrgetter("__defaults__")
+_kwdefaults = attrgetter("__kwdefaults__")
+
+
+SLICES = 64
+"""The watched objects are checked a 64th at a time, one slice per hand (all of them every 64 hands; a tournament
+checks all of them after every game, `engine_tampered`), the showdown's scoring function at every hand: checking
+every one of them after every hand would cost more than a hand."""
+
+
+class _Slice:
+    """Some watched names, per namespace: its name, the namespace, an itemgetter of the names, the values as
+    loaded; and some functions with their code and defaults as loaded."""
+
+    __slots__ = ("codes", "defaults", "functions", "kwdefaults", "spaces")
+
+    def __init__(self, entries: list[tuple[str, Any, str, Any]]) -> None:
+        by_space: dict[int, tuple[str, Any, list[str]]] = {}
+        for where, space, key, _ in entries:
+            by_space.setdefault(id(space), (where, space, []))[2].append(key)
+        self.spaces = tuple((where, space, keys, itemgetter(*keys), tuple(space[k] for k in keys))
+                            for where, space, keys in by_space.values())
+        self.functions = tuple(v for *_, v in entries if type(v) is FunctionType)
+        self.codes = tuple(map(_code, self.functions))
+        self.defaults = tuple(map(_defaults, self.functions))  # the same objects each time they are read
+        self.kwdefaults = tuple(map(_kwdefaults, self.functions))
+
+    def problem(self, every: bool = False) -> str | None:
+        """What was replaced, or None; ``every``: the functions' defaults too."""
+        for where, space, keys, get, values in self.spaces:
+            try:
+                now = get(space)
+            except KeyError as err:
+                return f"{where}.{err.args[0]} was deleted"
+            if len(keys) == 1:
+                now = (now,)
+            if any(map(is_not, now, values)):
+                for key, was, new in zip(keys, values, now, strict=True):
+                    if new is not was:
+                        return f"{where}.{key} was replaced"
+        if any(map(is_not, map(_code, self.functions), self.codes)):
+            for f, code in zip(self.functions, self.codes, strict=True):
+                if f.__code__ is not code:
+                    return f"the code of {f.__module__}.{f.__qualname__} was replaced"
+        if every and (any(map(is_not, map(_defaults, self.functions), self.defaults))
+                      or any(map(is_not, map(_kwdefaults, self.functions), self.kwdefaults))):
+            return "the defaults of an engine function were replaced"
+        return None
+
+
+class _Snapshot:
+    """The watched objects as loaded (`WATCHED`), in `SLICES` slices, and the evaluator's scoring code and tables."""
+
+    def __init__(self) -> None:
+        entries: list[tuple[str, Any, str, Any]] = []
+        for name in WATCHED:
+            module = sys.modules.get(f"{__package__}.{name}")
+            if not isinstance(module, ModuleType):
+                continue
+            self._watch(name, vars(module), entries)
+            for value in list(vars(module).values()):
+                if isinstance(value, type) and value.__module__ == module.__name__:
+                    self._watch(f"{name}.{value.__name__}", value.__dict__, entries)
+        size = -(-len(entries) // SLICES)  # contiguous: each slice reads few namespaces
+        self.slices = tuple(_Slice(entries[i * size:(i + 1) * size]) for i in range(SLICES))
+        evaluator = sys.modules[f"{__package__}.evaluator"]
+        self.evaluator = vars(evaluator)
+        self.score_rows: Any = evaluator.score_rows  # the showdown's scoring: checked after every hand
+        self.score_code = evaluator.score_rows.__code__
+        self.tables = tuple(evaluator._T.values())
+        for table in self.tables:  # the batch evaluator's tables: read-only from here on
+            table.flags.writeable = False
+        self.lookups = evaluator._L  # the engine's scoring tables: tuples, so only replacing one changes them
+        self.lookup_values = tuple(self.lookups.values())
+
+    @staticmethod
+    def _watch(where: str, space: Any, entries: list[tuple[str, Any, str, Any]]) -> None:
+        for key, value in list(space.items()):
+            if key.startswith("__") and not isinstance(value, FunctionType):
+                continue  # docstrings, __dict__ descriptors, the module's own bookkeeping
+            if isinstance(value, list | dict | set) and key != "_L":
+                continue  # mutable state (caches, registries) is not code
+            entries.append((where, space, key, value))
+
+    def problem(self, hand_no: int = 0, every: bool = False) -> str | None:
+        """What was replaced since the snapshot, or None: the scoring code and this hand's slice (or ``every``)."""
+        score_rows = self.score_rows
+        if score_rows.__code__ is not self.score_code or self.evaluator.get("score_rows") is not score_rows:
+            return "evaluator.score_rows was replaced"
+        for part in self.slices if every else (self.slices[hand_no % SLICES],):
+            problem = part.problem(every)
+            if problem is not None:
+                return problem
+        if every or hand_no % SLICES == 0:
+            if len(self.lookups) != len(self.lookup_values) or any(map(is_not, self.lookups.values(),
+                                                                       self.lookup_values)):
+                return "the evaluator's scoring tables were replaced"
+            if any(t.flags.writeable for t in self.tables):
+                return "the evaluator's batch tables were made writable"
+        return None
+
+
+_SNAPSHOT: list[_Snapshot] = []
+
+
+def watch() -> None:
+    """Take the snapshot of the engine as loaded (called once, when ``engine.py`` has been imported: before any bot
+    code can run)."""
+    if not _SNAPSHOT:
+        _SNAPSHOT.append(_Snapshot())
+
+
+def _snapshot() -> _Snapshot:
+    watch()
+    return _SNAPSHOT[0]
+
+
+def engine_tampered() -> str | None:
+    """What of the engine's code was replaced since it was loaded, or None (every watched object: a check for after
+    a crash too)."""
+    return _snapshot().problem(every=True)
+
+
+def _last_seat(h: Hand) -> int | None:
+    """The seat whose turn it was last in the hand: the last thief, else the last to bet or fold."""
+    if h.steals:
+        return h.steals[-1].seat
+    if h.actions:
+        return h.actions[-1].seat
+    return h.order[0] if h.order else None
+
+
+def check_hand(game: Game, h: Hand, record: HandRecord) -> None:
+    """After a hand's record: chips, cards and the engine's code as they must be; `Tampering` if not."""
+    t = game.table
+    state = game.__dict__.get("_integrity")
+    if state is None:  # the first hand: the chips and cards the game has
+        state = game.__dict__["_integrity"] = (sum(h.start_money), frozenset(t.full_deck), _snapshot())
+    total, deck, snapshot = state  # deck: every card id
+    problem, seat = _chips(t.money, h, total)
+    exact = seat is not None
+    if problem is None:
+        problem = _cards(t, h, deck) or snapshot.problem(t.hand_no)
+        seat = None if problem is None else _last_seat(h)
+    if problem is not None:
+        label = game.seats[seat].label if seat is not None else "?"
+        raise Tampering(f"seat {'?' if seat is None else seat} ({label}): hand {t.hand_no}: integrity: {problem}",
+                        seat, exact)
+
+
+def _chips(money: list[int], h: Hand, total: int) -> tuple[str | None, int | None]:
+    chips = sum(money)  # a float among the stacks makes it a float
+    expected = [start - put for start, put in zip(h.start_money, h.committed, strict=True)]
+    for pot in h.pots:
+        for winner, share in zip(pot.winners, pot.shares, strict=True):
+            expected[winner] += share
+    if chips == total and type(chips) is int and min(money) >= 0 and expected == money:
+        return None, None
+    # the seat to name: a stack that is not a whole number, else the one with the most chips it was not paid
+    wrong = [(type(have) is not int, have - want if type(have) in (int, float) else 0, seat)
+             for seat, (have, want) in enumerate(zip(money, expected, strict=True)) if have != want]
+    if not wrong:
+        return f"the table holds {chips!r} chips, not {total:,}"[:200], None
+    _, _, seat = max(wrong)
+    have, want = money[seat], expected[seat]
+    shown = f"{have:,}" if type(have) is int else f"{have!r}"[:40]
+    return f"its stack is {shown} chips where the hand left it {want:,} (the table holds {total:,} chips)", seat
+
+
+def _cards(t: Any, h: Hand, deck: frozenset[int]) -> str | None:
+    outside = t._outside
+    free = set(outside)
+    placed = [*chain.from_iterable(t.treasures), *t.removed]
+    if len(free) + len(placed) != len(deck) or not deck.issuperset(placed) or free.union(placed) != deck:
+        return "the cards in the zones, out of the game and outside the zones are not the deck, each once"
+    dealt = [*t._deck, *chain.from_iterable(h.hands), *h.shared]
+    taken = h.taken  # the card that entered a zone this hand (the New Treasure, or the card a Joker became)
+    if h.new_treasure is not None and h.new_treasure != taken:
+        dealt.append(h.new_treasure)
+    if taken is not None:  # a Joker's card may copy a dealt one (rulings): it is counted in the zones, above
+        dealt = [c for c in dealt if c != taken]
+    cards = set(dealt)
+    if len(cards) != len(dealt) or not free.issuperset(cards):
+        return "the deck and the cards dealt are not distinct cards outside the zones"
+    for shown in h.shown:
+        if type(shown.score) is not int or not 0 <= shown.score < MAX_SCORE:
+            return f"seat {shown.seat}'s hand was given the score {shown.score!r}"[:200]
+    return None
