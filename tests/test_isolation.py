@@ -179,12 +179,23 @@ def test_a_bot_that_never_answers_is_killed_restarted_then_retired(bot_file):
     assert result.timeouts[0] >= 1 and result.decisions[0] >= 1
 
 
-def test_a_bot_that_crashes_or_breaks_the_protocol_is_recorded_and_the_game_goes_on(bot_file):
-    for name, words in (("Crasher", "closed its output (exit code 3)"), ("Chatty", "not a JSON object")):
-        bot = IsolatedBot(python_command(f"{bot_file}:{name}", {}))
+def test_a_bot_that_crashes_or_breaks_the_protocol_is_recorded_and_the_game_goes_on(bot_file, tmp_path):
+    garbage = tmp_path / "garbage_bot.py"
+    garbage.write_text("import sys\nfor line in sys.stdin:\n    print('thinking...', flush=True)\n")
+    for command, words in ((python_command(f"{bot_file}:Crasher", {}), "closed its output (exit code 3)"),
+                           ((sys.executable, str(garbage)), "not a JSON object")):
+        bot = IsolatedBot(command)
         result, _ = _game_with(bot)
         bot.close()
-        assert result.hands_played == 15 and any(words in e for e in result.errors[0]), (name, result.errors[0])
+        assert result.hands_played == 15 and any(words in e for e in result.errors[0]), (command, result.errors[0])
+
+
+def test_a_python_bot_that_prints_plays_isolated_without_errors(bot_file):
+    """Its host keeps the protocol on descriptors of its own: print() goes to the bot's stderr (727 errors before)."""
+    bot = IsolatedBot(python_command(f"{bot_file}:Chatty", {}))
+    result, _ = _game_with(bot)
+    bot.close()
+    assert result.decisions[0] > 0 and result.errors[0] == ()
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="RLIMIT_AS is enforced on Linux")

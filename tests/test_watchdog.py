@@ -154,7 +154,8 @@ def _games(path):
     ("EvaluatorPatcher", r"evaluator.score_rows was replaced"),
 ])
 def test_tampering_voids_the_game_and_names_the_entrant(bot_file, tmp_path, bot, message):
-    run_experiment(_experiment(bot_file, bot), tmp_path / "out", workers=1, progress=False)
+    # a generous limit: walking gc.get_objects() takes a while on a busy machine
+    run_experiment(_experiment(bot_file, bot, timeout=10.0), tmp_path / "out", workers=1, progress=False)
     games, attacker = _games(tmp_path / "out")
     assert (games.end_reason == "void").all() and (games.net == 0).all() and (games.win_share == 0.5).all()
     assert attacker.first_error.str.contains(message).all(), attacker.first_error.tolist()
@@ -163,7 +164,8 @@ def test_tampering_voids_the_game_and_names_the_entrant(bot_file, tmp_path, bot,
 def test_a_strict_run_stops_at_tampering_in_one_line(bot_file, tmp_path):
     with pytest.raises(BotFailure, match=r"^entrant 'attacker' in game 0 \(deal 0\): seat \d \(ChipThief\): hand 1: "
                                          r"integrity: its stack is"):
-        run_experiment(_experiment(bot_file, "ChipThief"), tmp_path / "out", workers=1, progress=False, strict=True)
+        run_experiment(_experiment(bot_file, "ChipThief", timeout=10.0), tmp_path / "out", workers=1, progress=False,
+                       strict=True)
 
 
 def test_tampering_is_caught_in_a_bare_game_too(bot_file):
@@ -181,7 +183,8 @@ def test_replaced_engine_code_is_found_and_the_game_voided(bot_file, tmp_path):
     original_split, original_score = gamestate.split_pots, evaluator.score_rows
     try:
         for bot, message in (("PotPatcher", "gamestate.split_pots was replaced"), ("BadScore", "score_rows")):
-            run_experiment(_experiment(bot_file, bot, deals=1), tmp_path / bot, workers=1, progress=False)
+            run_experiment(_experiment(bot_file, bot, deals=1, timeout=10.0), tmp_path / bot, workers=1,
+                           progress=False)
             games, attacker = _games(tmp_path / bot)
             assert (games.end_reason == "void").all(), games.end_reason.tolist()
             assert attacker.first_error.str.contains(message).all(), attacker.first_error.tolist()

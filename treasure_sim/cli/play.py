@@ -325,7 +325,7 @@ def _bots(specs: str) -> list[tuple[str, Strategy]]:
 
 def _person(args: argparse.Namespace, names: list[str]) -> Strategy:
     if args.seat_command:
-        return IsolatedBot(split_command(args.seat_command), label=args.name, max_restarts=0)
+        return IsolatedBot(split_command(args.seat_command), label=args.name, max_restarts=0, trusted=True)
     if args.isolated:
         try:
             tty = os.ttyname(sys.stdin.fileno())
@@ -333,7 +333,7 @@ def _person(args: argparse.Namespace, names: list[str]) -> Strategy:
             raise UsageError("--isolated needs a terminal: your seat's process talks to you on it") from None
         command = python_command("treasure_sim.cli.play:TerminalPlayer", {"tty": tty, "names": names,
                                                                          "label": args.name})
-        return IsolatedBot(command, label=args.name, max_restarts=0)
+        return IsolatedBot(command, label=args.name, max_restarts=0, trusted=True)  # yours: it needs your terminal
     return TerminalPlayer(names=names, label=args.name)
 
 

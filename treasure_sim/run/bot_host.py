@@ -4,11 +4,16 @@
 takes (a registry name, ``pkg.mod:Class``, ``path/file.py:Class``). Each ``setup`` builds a fresh
 instance, so one process serves game after game. An exception in the bot is answered as an error
 (the engine records it and plays the default answer); the process goes on.
+
+The protocol keeps file descriptors of its own: the host moves the pipes it was given on 0 and 1 to new
+descriptors before the bot is loaded, and gives the bot an empty standard input and a standard output that goes
+to its standard error, so a bot's ``print()`` is its own business, not a protocol answer.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from typing import Any
 
@@ -63,6 +68,19 @@ def serve(spec: str, params: dict[str, Any], stdin: Any = None, stdout: Any = No
         stdout.flush()
 
 
+def own_channel() -> tuple[Any, Any]:
+    """The protocol's pipes (stdin and stdout as given) on descriptors of their own; stdin becomes empty and stdout
+    goes to stderr, for the bot's prints."""
+    sys.stdout.flush()
+    requests = os.fdopen(os.dup(0), "r", encoding="utf-8")
+    answers = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    empty = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(empty, 0)
+    os.close(empty)
+    os.dup2(2, 1)
+    return requests, answers
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if not 1 <= len(args) <= 2:
@@ -74,7 +92,8 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, TypeError) as err:
         print(f"cannot load the bot: {err}", file=sys.stderr)
         return 2
-    serve(args[0], params)
+    requests, answers = own_channel()
+    serve(args[0], params, requests, answers)
     return 0
 
 
