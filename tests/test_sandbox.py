@@ -187,7 +187,7 @@ def test_a_bot_that_kills_its_parent_or_everything_kills_only_itself(bot_file, t
     report = run_experiment(_experiment(bot_file, "KillAll"), tmp_path / "out", workers=1, progress=False)
     assert report.status == "complete"  # this process, the worker and the other bots lived
     games = read_games(tmp_path / "out").to_pandas()
-    assert len(games) == 2 * 2 * 2 and (games[games.entrant == "attacker"].errors > 0).all()
+    assert len(games) == 2 * 2 * 2  # (as PID 1 of its namespace, the bot cannot even kill itself with kill(0))
 
 
 def _sleepers() -> list[str]:
