@@ -217,19 +217,23 @@ class Game:
     def _drive(self) -> None:
         """Ask every question the state waits for, up to the end of a hand or the start of the next."""
         state, seats = self.state, self.seats
-        decision = state.decision
-        while (d := decision(False)) is not None:
-            seat = seats[d.seat]
+        decision, play_bets, ask_bet = state.decision, state.play_bets, self._ask_bet
+        while True:
+            if state.phase == "bet":
+                play_bets(ask_bet)
+            d = decision(False)
+            if d is None:
+                return
             if d.kind == "bet":
-                lim: BetLimits = d.limits  # type: ignore[assignment]  # a bet always has its limits
-                obs = observe(state.table, state.hand, d.seat, "bet", lim[0], lim[1], lim[2], d.options)
-                answer = seat.act(obs, lim, d.my_bet)
-                if type(answer) is list:
-                    state.bet_drawn(answer)
-                else:
-                    state.bet(*answer)
+                play_bets(ask_bet)
             else:
-                state.answer(_ASK[d.kind](seat, state, d))
+                state.answer(_ASK[d.kind](seats[d.seat], state, d))
+
+    def _ask_bet(self, seat: int, lim: BetLimits, my_bet: int, legal: tuple[str, ...]) -> Any:
+        """A bet asked of a seat's bot, checked by the seat: what `GameState.play_bets` plays."""
+        state = self.state
+        return self.seats[seat].act(observe(state.table, state.hand, seat, "bet", lim[0], lim[1], lim[2], legal), lim,
+                                    my_bet)
 
 
 def _look(state: GameState, d: Decision) -> Callable[[], Observation]:

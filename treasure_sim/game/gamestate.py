@@ -26,7 +26,7 @@ from .betting import BetLimits, bet_limits, split_pots, uncalled_bet
 from .cards import make_deck
 from .history import HandRecord, MixedDecision, ShownHand, name_quintet
 from .powers import Restrict, barred_seats, check_restrict
-from .questions import QUESTIONS, Decision, IllegalAnswer, check_answer, plain_bet
+from .questions import QUESTIONS, Decision, IllegalAnswer, bet_total, check_answer, plain_bet
 from .rules import RuleSet
 from .seeding import as_seed_sequence, derive, root_key
 from .state import (
@@ -40,7 +40,7 @@ from .state import (
     observe,
     observe_between,
 )
-from .strategy import CALL, CHECK, FOLD, RAISE, Observation
+from .strategy import CALL, CHECK, FOLD, RAISE, Action, Observation
 from .treasure_steps import TreasureSteps
 
 __all__ = ["Decision", "GameState", "IllegalAnswer"]
@@ -49,6 +49,7 @@ _new = tuple.__new__  # NamedTuple(*values) checks arity; the state builds its r
 _LEGAL = {to_call_free: {raise_ok: (FOLD, CHECK if to_call_free else CALL) + ((RAISE,) if raise_ok else ())
                          for raise_ok in (False, True)} for to_call_free in (False, True)}
 """The legal action kinds at a betting decision, by (nothing to call, a raise is possible)."""
+_CHECK, _FOLD = Action.check(), Action.fold()  # a bet's default answer: check when it is free, else fold
 _DEALS = (2, 2, 1, 0)  # shared cards dealt after each betting round (steps 5, 7, 9)
 _YES_NO = (True, False)
 
@@ -106,6 +107,7 @@ class GameState(TreasureSteps):
         self._hearts: list = []  # a Hearts turn: [ranks, owed, room]
         self._held: dict[int, list[int]] = {}  # Diamonds held when step 16 began, per seat that may steal
         self._waiting: int | None = None  # make_room: the card waiting to enter a full zone
+        self._in: list[int] = []  # from step 11 on: the seats still in, in turn order
 
     @classmethod
     def new(cls, n_players: int, rules: RuleSet = RuleSet(), seed: int | np.random.SeedSequence | None = 0, *,
@@ -153,13 +155,18 @@ class GameState(TreasureSteps):
         `record`) and when the votes before a hand are done (``"ready"``): the driver tells its bots, and the game
         between hands can be looked at; the next call goes on.
         """
-        phase = self.phase
         while True:
+            phase = self.phase
             if phase == "bet":
-                d = self._bet_decision()
-                if d is not None:
-                    return d
-            elif phase in _ASKING:
+                pending = self._pending_bet()
+                if pending is not None:
+                    s, lim, my_bet = pending
+                    free = lim[0] == 0
+                    return _new(Decision, (s, "bet", _LEGAL[free][lim[2] > 0], _CHECK if free else _FOLD, lim, my_bet,
+                                           None))
+                self._round_over()
+                continue
+            if phase in _ASKING:
                 d = _ASKING[phase](self)
                 if d is not None:
                     return d
@@ -176,7 +183,43 @@ class GameState(TreasureSteps):
                 self._start()
             else:
                 return None
-            phase = self.phase
+
+    def play_bets(self, ask: Callable[[int, BetLimits, int, tuple[str, ...]], Any]) -> None:
+        """Answer every betting decision the state waits for in a row with ``ask(seat, limits, my_bet, legal)``, which
+        returns a checked answer: (kind, this round's bet after it) or a `Mixed` answer's checked choices.
+
+        The engine's hot loop: the same decisions as `decision` gives, without making a `Decision` for each; it
+        returns when the state waits for anything else.
+        """
+        rules, money = self.rules, self.table.money
+        while self.phase == "bet":
+            b = self._bet
+            queue = b[0]
+            if self._i >= len(queue):
+                self._round_over()
+                continue
+            s = queue[self._i]  # `_pending_bet`, inline: this is the engine's hot loop
+            h = self.hand
+            my_bet, stack, high = h.bets[s], money[s], b[1]
+            lim = bet_limits(rules, h.round, high, my_bet, stack, b[2], b[3], h.pot,
+                             my_bet + stack > high and (b[7] if s == b[6] else b[5]) > high)
+            answer = ask(s, lim, my_bet, _LEGAL[lim[0] == 0][lim[2] > 0])
+            if type(answer) is list:
+                self.bet_drawn(answer, lim, my_bet)
+            else:
+                self.bet(*answer)
+
+    def _pending_bet(self) -> tuple[int, BetLimits, int] | None:
+        """(seat, limits, its bet this round) of the betting decision waited for; None once the round is over."""
+        b = self._bet
+        queue = b[0]
+        if self._i >= len(queue):
+            return None
+        s = queue[self._i]
+        h = self.hand
+        my_bet, stack, high = h.bets[s], self.table.money[s], b[1]
+        return s, bet_limits(self.rules, h.round, high, my_bet, stack, b[2], b[3], h.pot,
+                             my_bet + stack > high and (b[7] if s == b[6] else b[5]) > high), my_bet
 
     def observation(self, decision: Decision | None = None) -> Observation:
         """What the seat of ``decision`` (by default the one waited for) sees as it answers."""
@@ -203,7 +246,7 @@ class GameState(TreasureSteps):
             lim = d.limits
             plain = plain_bet(answer, lim, d.my_bet)  # type: ignore[arg-type]
             if type(plain) is list:
-                self.bet_drawn(plain)
+                self.bet_drawn(plain, lim, d.my_bet)  # type: ignore[arg-type]
             else:
                 self.bet(*plain)
             return
@@ -237,12 +280,12 @@ class GameState(TreasureSteps):
             b[0] = [o for o in self.table.after(h.order)[s] if not folded[o] and money[o] > 0]
             self._i = 0
 
-    def bet_drawn(self, choices: list[tuple[str, int, float]]) -> None:
-        """A `Mixed` betting answer, read and checked: (kind, this round's bet after it, chance) per choice. One is
-        drawn from the seat's own stream and played; the draw is recorded (``HandRecord.mixed``)."""
+    def bet_drawn(self, choices: list[tuple[str, Any, float]], lim: BetLimits, my_bet: int) -> None:
+        """A `Mixed` betting answer, read and checked against ``lim`` (the decision's limits): (kind, raise total or
+        anything, chance) per choice. One is drawn from the seat's own stream and played; the draw is recorded
+        (``HandRecord.mixed``)."""
         h = self.hand
-        b = self._bet
-        s = b[0][self._i]
+        s = self._bet[0][self._i]
         total = fold = 0.0
         for kind, _, chance in choices:
             total += chance
@@ -259,10 +302,10 @@ class GameState(TreasureSteps):
                 break
         if picked is None:  # rounding left the point past the last sum: the last action with a chance
             picked = next(c for c in reversed(choices) if c[2] > 0)
-        lim = self._limits_now(s)
+        kind = picked[0]
         h.mixed.append(_new(MixedDecision, (h.round, s, fold / total, tuple(h.committed), tuple(
-            [dealt and not f for dealt, f in zip(h.in_hand, h.folded, strict=True)]), lim[0], picked[0] == FOLD)))
-        self.bet(picked[0], picked[1])
+            [dealt and not f for dealt, f in zip(h.in_hand, h.folded, strict=True)]), lim[0], kind == FOLD)))
+        self.bet(*bet_total(kind, picked[1], lim, my_bet))
 
     def answer(self, value: Any) -> None:
         """A legal answer to the question waited for that is not a bet (already checked)."""
@@ -287,6 +330,7 @@ class GameState(TreasureSteps):
         new._paused = self._paused
         new._stops = self._stops
         new._waiting = self._waiting
+        new._in = self._in  # never changed in place
         new.record = self.record
         new._i = self._i
         new._votes = list(self._votes)
@@ -442,22 +486,8 @@ class GameState(TreasureSteps):
         self._i = 0
         self.phase = "bet"
 
-    def _limits_now(self, s: int) -> BetLimits:
-        h, b = self.hand, self._bet
-        money = self.table.money
-        my_bet, stack, high = h.bets[s], money[s], b[1]
-        answerable = my_bet + stack > high and (b[7] if s == b[6] else b[5]) > high
-        return bet_limits(self.rules, h.round, high, my_bet, stack, b[2], b[3], h.pot, answerable)
-
-    def _bet_decision(self) -> Decision | None:
-        b = self._bet
-        if self._i < len(b[0]):
-            s = b[0][self._i]
-            lim = self._limits_now(s)
-            my_bet = self.hand.bets[s]
-            legal = _LEGAL[lim[0] == 0][lim[2] > 0]
-            return _new(Decision, (s, "bet", legal, (CHECK, my_bet) if lim[0] == 0 else (FOLD, my_bet), lim, my_bet,
-                                   None))
+    def _round_over(self) -> None:
+        """The betting round is over: the next shared cards (steps 5, 7, 9), then the next round or the showdown."""
         h = self.hand
         rnd = h.round
         self._bet = []
@@ -467,9 +497,8 @@ class GameState(TreasureSteps):
                 h.deal_shared(self.table, deal)  # steps 5, 7, 9
             except DeckEmpty:
                 self._void()
-                return None
+                return
         self._round(rnd + 1)
-        return None
 
     def _void(self) -> None:
         """The deck ran out while dealing (rulings §7): every chip goes back, nothing else happens."""
@@ -483,7 +512,8 @@ class GameState(TreasureSteps):
         """Steps 11–12 (when more than one is in) as decisions, then the rest of the hand."""
         h = self.hand
         self._i = 0
-        if len(h.contenders()) > 1:
+        self._in = h.contenders()  # nobody folds from here on
+        if len(self._in) > 1:
             if self.rules.spades:
                 self.phase = "spades"
             else:
@@ -494,7 +524,7 @@ class GameState(TreasureSteps):
     def _showdown(self) -> None:
         """Step 13: every hand still in is shown and scored in one batched evaluator call; then the pots."""
         t, h = self.table, self.hand
-        seats = h.contenders()
+        seats = self._in
         rows = [h.hands[s] + h.shared for s in seats]
         masks = [t.wilds[s] for s in seats]
         scores = evaluator.score_rows(rows, masks)  # ids are ours: no numpy, no checks
@@ -514,7 +544,7 @@ class GameState(TreasureSteps):
         h.returned = returned = uncalled_bet(h.committed)
         if returned:
             h.give_back(t, *returned)
-        h.pots = split_pots(h.committed, h.contenders(), scores or {}, h.order)
+        h.pots = split_pots(h.committed, self._in, scores or {}, h.order)
         for pot in h.pots:
             for w, chips in zip(pot.winners, pot.shares, strict=True):
                 h.pay(t, w, chips)

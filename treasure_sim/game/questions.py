@@ -101,9 +101,9 @@ def check_answer(decision: Decision, answer: Any) -> Any:
     return card
 
 
-def plain_bet(answer: Any, lim: BetLimits, my_bet: int) -> tuple[str, int] | list[tuple[str, int, float]]:
+def plain_bet(answer: Any, lim: BetLimits, my_bet: int) -> tuple[str, int] | list[tuple[str, Any, float]]:
     """A betting answer (an `Action`, or a `Mixed` of them) checked against ``lim``: (kind, this round's bet after
-    it), or for a `Mixed` the list of (kind, bet after it, chance) to draw from; `IllegalAnswer` otherwise."""
+    it), or for a `Mixed` the list of (kind, raise total, chance) to draw from; `IllegalAnswer` otherwise."""
     if type(answer) is Action:
         return _plain_action(answer, lim, my_bet)
     if type(answer) is Mixed:
@@ -114,10 +114,10 @@ def plain_bet(answer: Any, lim: BetLimits, my_bet: int) -> tuple[str, int] | lis
         for action, chance in zip(actions, chances, strict=True):
             if type(action) is not Action:
                 raise IllegalAnswer(f"bet: {safe_repr(action)} in a Mixed is not an Action")
-            kind, to = _plain_action(action, lim, my_bet)
+            _plain_action(action, lim, my_bet)
             if type(chance) not in (float, int) or not 0 <= chance <= 1:
                 raise IllegalAnswer(f"bet: chance {safe_repr(chance)} is not a number from 0 to 1")
-            choices.append((kind, to, float(chance)))
+            choices.append((action.kind, exact_int(action.amount) if action.kind == RAISE else 0, float(chance)))
         if abs(sum(c for _, _, c in choices) - 1.0) > 1e-6:
             raise IllegalAnswer("bet: the chances of a Mixed do not add up to 1")
         return choices
@@ -129,7 +129,7 @@ def _plain_action(action: Action, lim: BetLimits, my_bet: int) -> tuple[str, int
     problem = action_problem(kind, amount, lim) if kind in (FOLD, CHECK, CALL, RAISE) else "unknown kind"
     if problem is not None:
         raise IllegalAnswer(f"bet: {safe_repr(action)}: {problem}")
-    return bet_total(kind, amount, lim, my_bet)
+    return bet_total(kind, exact_int(amount) if kind == RAISE else 0, lim, my_bet)  # type: ignore[arg-type]
 
 
 def bet_total(kind: str, amount: int, lim: BetLimits, my_bet: int) -> tuple[str, int]:

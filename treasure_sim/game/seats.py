@@ -39,7 +39,6 @@ from .answers import (
     type_name,
 )
 from .betting import BetLimits, action_problem
-from .questions import bet_total
 from .strategy import (
     ACTION_KINDS,
     CALL,
@@ -312,7 +311,7 @@ class Seat:
             return type_name(self.bot)
         return " ".join(text[:1000].split())[:100] or type_name(self.bot)  # cut first: the text may be huge
 
-    def act(self, obs: Observation, lim: BetLimits, my_bet: int) -> tuple[str, int] | list[tuple[str, int, float]]:
+    def act(self, obs: Observation, lim: BetLimits, my_bet: int) -> tuple[str, int] | list[tuple[str, Any, float]]:
         """A betting decision as (kind, this round's bet after it), legal under ``lim``; for a `Mixed` answer, the
         list of its (kind, bet after it, chance), for the state to draw from.
 
@@ -363,9 +362,9 @@ class Seat:
             return FOLD, my_bet
         return (CALL, my_bet + lim.to_call) if lim.to_call else (CHECK, my_bet)
 
-    def _draw(self, answer: Mixed, lim: BetLimits, my_bet: int) -> tuple[str, int] | list[tuple[str, int, float]]:
-        """A `Mixed` answer: every choice read and checked, as (kind, this round's bet after it, chance) for the
-        state to draw one from its own stream for this seat (nothing the bot can see or seed decides the draw)."""
+    def _draw(self, answer: Mixed, lim: BetLimits, my_bet: int) -> tuple[str, int] | list[tuple[str, Any, float]]:
+        """A `Mixed` answer: every choice read and checked, as (kind, raise total, chance) for the state to draw one
+        from its own stream for this seat (nothing the bot can see or seed decides the draw)."""
         choices = _plain_choices(answer, lim)
         if choices is None:  # not our own classes throughout, or something is wrong: read it the careful way
             try:
@@ -376,8 +375,8 @@ class Seat:
                 problem = action_problem(kind, amount, lim)
                 if problem is not None:
                     return self._refuse_action(f"act: {problem} (in a Mixed answer)", lim, my_bet)
-        return [(*bet_total(kind, exact_int(amount) if kind == RAISE else 0, lim, my_bet), chance)  # type: ignore[arg-type]
-                for kind, amount, chance in choices]
+            choices = [(kind, exact_int(amount) if kind == RAISE else 0, chance) for kind, amount, chance in choices]
+        return choices
 
     def _refuse_action(self, problem: str | None, lim: BetLimits, my_bet: int) -> tuple[str, int]:
         """The fallback for an illegal answer: check if that is free, else fold (the error recorded)."""

@@ -29,7 +29,7 @@ _YES_NO = (True, False)
 class TreasureSteps:
     """The Treasure steps, mixed into `gamestate.GameState` (which holds the attributes declared here)."""
 
-    __slots__ = ("_hearts", "_held", "_i", "_waiting", "phase")  # what the steps keep between questions
+    __slots__ = ("_hearts", "_held", "_i", "_in", "_waiting", "phase")  # what the steps keep between questions
     table: Table
     hand: Hand
     rules: RuleSet
@@ -37,6 +37,7 @@ class TreasureSteps:
     barred: dict[str, frozenset[int]]
     phase: str  # the phase the state is in (gamestate.py lists them)
     _i: int  # the index of whoever is to answer in the phase's list (voters, contenders, turn order)
+    _in: list[int]  # from step 11 on: the seats still in the hand, in turn order (nobody folds any more)
     _hearts: list[Any]  # a Hearts turn: [ranks, owed, room]
     _held: dict[int, list[int]]  # Diamonds held when step 16 began, per seat that may steal
     _waiting: int | None  # make_room: the card waiting to enter a full zone
@@ -48,8 +49,8 @@ class TreasureSteps:
         raise NotImplementedError
 
     def _spades_decision(self) -> Decision | None:
-        h, t = self.hand, self.table
-        contenders = h.contenders()
+        t = self.table
+        contenders = self._in
         barred = self.barred["spades"]
         while self._i < len(contenders):
             s = contenders[self._i]
@@ -61,7 +62,7 @@ class TreasureSteps:
         return None
 
     def _spades(self, cards: tuple[int, ...]) -> None:
-        s = self.hand.contenders()[self._i]
+        s = self._in[self._i]
         for card in cards:
             self.hand.move_spade(self.table, s, card)
         self._i += 1
@@ -79,7 +80,7 @@ class TreasureSteps:
     def _hearts_decision(self) -> Decision | None:
         """Step 12: Hearts draws, in turn order, one optional card at a time (at most ``hearts_cap`` a player)."""
         h, t, rules = self.hand, self.table, self.rules
-        contenders = h.contenders()
+        contenders = self._in
         barred = self.barred["hearts"]
         while self._i < len(contenders):
             s = contenders[self._i]
@@ -103,7 +104,7 @@ class TreasureSteps:
         return None
 
     def _hearts_answer(self, draw: bool) -> None:
-        s = self.hand.contenders()[self._i]
+        s = self._in[self._i]
         if not draw:  # declining gives up the rest
             self._hearts = []
             self._i += 1
