@@ -238,15 +238,31 @@ def test_strengths_use_eliminations_to_break_ties_of_money():
     assert ahead.loc["late", "early"] > 0.9
 
 
-def test_broken_bots_are_marked_with_their_error_share():
+def test_broken_bots_are_marked_with_their_error_share_and_unranked_past_the_threshold():
     games = make_games(n_deals=6)
     games.loc[games["strategy"] == "weak", "errors"] = 5  # 5 of 50 decisions in every game
+    games.loc[games["strategy"] == "weak", "first_error"] = "hand 1: act raised ValueError: no"
     errors = an.bot_errors(games).set_index("strategy")
     assert errors.loc["weak", "errors"] == 5 * 18 and errors.loc["weak", "error_share"] == pytest.approx(0.1)
-    assert errors.loc["weak", "note"].startswith("⚠ 90 bot errors in 10.0% of its decisions")
+    assert errors.loc["weak", "note"].startswith("⚠ 90 bot errors; 10.0% of its decisions failed")
     assert "fallback answers" in errors.loc["weak", "note"] and errors.loc["strong", "note"] == ""
-    head = an.summary(games).set_index("strategy")
+    assert errors.loc["weak", "unranked"] and not errors.loc["strong", "unranked"]
+    assert errors.loc["weak", "first_error"] == "hand 1: act raised ValueError: no"
+    head = an.summary(games)  # 10% > 1%: not ranked, listed under it
+    assert "weak" not in set(head["strategy"]) and head.attrs["unranked"]["strategy"].tolist() == ["weak"]
+    assert "weak" not in an.fit(games).names and "weak" in an.fit(games, max_error_share=None).names
+    head = an.summary(games, max_error_share=0.2).set_index("strategy")  # a laxer threshold ranks it, marked
     assert "fallback" in head.loc["weak", "note"] and head.loc["strong", "errors"] == 0
+
+
+def test_an_error_share_never_exceeds_one():
+    # errors outside decisions (set up, told a hand's end) are errors, not failed decisions
+    games = make_games(n_deals=4).assign(errors=80, decisions=50, failed_decisions=50)
+    assert (an.bot_errors(games)["error_share"] == 1.0).all()
+    older = make_games(n_deals=4).assign(errors=80, decisions=50)  # a folder without failed_decisions
+    assert (an.bot_errors(older)["error_share"] == 1.0).all()
+    never = make_games(n_deals=4).assign(errors=1, decisions=0)  # failed its setup: never decided
+    assert (an.bot_errors(never)["error_share"] == 1.0).all()
 
 
 # ---------------------------------------------------------------- loading and trajectories

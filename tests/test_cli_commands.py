@@ -110,11 +110,17 @@ def test_a_broken_bot_is_one_line_and_a_traceback_only_with_verbose(tmp_path, ca
                       '[[entrants]]\nstrategy = "random"\n')
     assert main(["run", str(config), "--out", str(tmp_path / "o"), "--workers", "1", "--strict"]) == 1
     err = capsys.readouterr().err
-    assert err.strip().splitlines() == [
+    assert err.strip().splitlines() == [  # the line in the bot's own file that raised
         "treasure-sim run: failed: entrant 'Bad' in game 0 (deal 0): seat 0 (Bad): hand 0: setup raised "
-        "RuntimeError: setup broke"]
+        f"RuntimeError: setup broke (at {bot}:4 in setup)"]
     assert main(["--verbose", "run", str(config), "--out", str(tmp_path / "o"), "--workers", "1", "--strict"]) == 1
-    assert "Traceback" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "Traceback" in err and "Traceback of the bot (its own frames):" in err
+    assert f'File "{bot}", line 4, in setup' in err and "raise RuntimeError('setup broke')" in err
     assert main(["run", str(config), "--out", str(tmp_path / "o"), "--workers", "1",
-                 "--decision-timeout", "0.5"]) == 0  # not strict: recorded, marked, never fatal
-    assert "⚠ Bad:" in capsys.readouterr().out
+                 "--decision-timeout", "0.5"]) == 0  # not strict: recorded, never fatal; it never decided: unranked
+    out = capsys.readouterr().out
+    assert "Not ranked: bots that failed more than 1% of their decisions" in out
+    assert "Bad: 4 bot errors, it never got to decide (every decision was the engine's default); first: hand 0: "\
+           "setup raised RuntimeError" in \
+        " ".join(out.split())

@@ -53,7 +53,7 @@ def test_win_shares_one_bar_and_whisker_per_strategy(games):
 
 
 def test_a_broken_bot_is_marked_in_the_figures(games):
-    broken = games.assign(errors=(games["strategy"] == "tight") * 3)
+    broken = games.assign(errors=(games["strategy"] == "tight") * 3, decisions=1000)  # 0.3%: marked, still ranked
     for table, plot in ((an.win_rates(broken), plots.plot_win_shares), (an.mean_net(broken), plots.plot_mean_net),
                         (an.strengths(broken), plots.plot_strengths)):
         assert table.set_index("strategy").loc["tight", "bot_errors"].startswith("⚠")

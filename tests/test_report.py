@@ -53,9 +53,16 @@ def test_report_marks_a_broken_bot_and_unbalanced_lineups(tmp_path):
     data = write_results(tmp_path / "run", games, make_hands(games, n_hands=3))
     text = report.run_report(data).read_text()
     head = text[text.index("## Ranking"):text.index("## Strength")]
-    assert "| gamma ⚠ |" in head and "1200 (100.0%) ⚠" in head
-    assert "⚠ **gamma**: 1200 bot errors in 100.0% of its decisions: its results reflect the engine's fallback" in head
+    ranking = head[:head.index("**Not ranked**")]
+    assert "| gamma" not in ranking  # every decision failed: not ranked, listed under the ranking
+    assert "**Not ranked**: bots that failed more than 1% of their decisions (`--max-error-share 0.01`)" in head
+    assert "| gamma | 1200 | 1200 of 1200 (100.0%) |" in head
     assert "win share* [95% CI]" in head and "met in 2 different lineups" in head
+    # a threshold of 100% ranks it again, marked
+    text = report.run_report(data, tmp_path / "all", max_error_share=1.0).read_text()
+    head = text[text.index("## Ranking"):text.index("## Strength")]
+    assert "| gamma ⚠ |" in head and "1200 (100.0%) ⚠" in head and "Not ranked" not in head
+    assert "⚠ **gamma**: 1200 bot errors; 100.0% of its decisions failed: its results reflect the engine's" in head
 
 
 def test_report_on_a_folder_without_results_is_a_clean_error(tmp_path, capsys):

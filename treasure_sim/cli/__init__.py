@@ -58,6 +58,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _fail(args: argparse.Namespace, word: str, err: BaseException, code: int) -> int:
     if args.verbose:
         traceback.print_exception(err)
+        if isinstance(err, BotFailure) and err.bot_traceback:  # from a worker: the bot's own frames, as text
+            print(err.bot_traceback, file=sys.stderr, end="")
     print(f"treasure-sim {args.command}: {word}: {err}", file=sys.stderr)
     return code
 

@@ -65,6 +65,27 @@ def add_execution_options(p: argparse.ArgumentParser, folder: str, replaced: str
                         "a slower answer is replaced by the default one and recorded as an error")
 
 
+def share(text: str) -> float:
+    """An argparse type: a share between 0 and 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"expected a share between 0 and 1, got {text}")
+    return value
+
+
+def add_error_share_option(p: argparse.ArgumentParser) -> None:
+    """--max-error-share: past it an entrant is not ranked; shared by run and report."""
+    from ..study.summary import MAX_ERROR_SHARE
+
+    p.add_argument("--max-error-share", type=share, default=MAX_ERROR_SHARE, metavar="S",
+                   help=f"an entrant whose bot failed more than this share of its decisions (default "
+                        f"{MAX_ERROR_SHARE:g}: 1%%) is not ranked: it is listed under the ranking with its error count "
+                        f"and first error")
+
+
 def add_net_option(p: argparse.ArgumentParser) -> None:
     """--net: luck-adjusted net chips (the default) or raw; shared by run, sweep and report."""
     p.add_argument("--net", choices=NETS, default=DEFAULT_NET,

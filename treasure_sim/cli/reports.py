@@ -8,7 +8,7 @@ import pkgutil
 from pathlib import Path
 
 from ..run.store import ResultsError
-from .options import UsageError, add_net_option
+from .options import UsageError, add_error_share_option, add_net_option
 
 
 # ----- report ----------------------------------------------------------------------------------------------
@@ -23,6 +23,7 @@ def add_report(sub: argparse._SubParsersAction) -> None:
                                           "folder written by `treasure-sim sweep` (its variants compared)")
     p.add_argument("--out", type=Path, default=None, help="where to write (default: DIR/report)")
     add_net_option(p)
+    add_error_share_option(p)
     p.add_argument("--multiplicity", choices=("holm", "bh"), default="holm",
                    help="how the ▲/▼ flags control for testing many cells at once: holm (family-wise error, the "
                         "default) or bh (Benjamini–Hochberg false discovery rate)")
@@ -41,7 +42,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         print(f"report written to {path}")
         return 0
     try:
-        path = run_report(args.dir, args.out, multiplicity=args.multiplicity, net=args.net)
+        path = run_report(args.dir, args.out, multiplicity=args.multiplicity, net=args.net,
+                          max_error_share=args.max_error_share)
     except (FileNotFoundError, ValueError) as err:
         raise ResultsError(str(err)) from None
     print(f"report written to {path} (figures beside it in {path.parent})")

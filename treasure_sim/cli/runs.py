@@ -5,15 +5,26 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import functools
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from ..run.execute import RunReport, run_experiment
-from ..run.experiment import default_experiment, load_experiment
+from ..run.experiment import Experiment, default_experiment, load_experiment
 from ..study.stats import DEFAULT_NET
-from .options import UsageError, add_execution_options, add_net_option, count, execute, positive, positive_float, seed
+from .options import (
+    UsageError,
+    add_error_share_option,
+    add_execution_options,
+    add_net_option,
+    count,
+    execute,
+    positive,
+    positive_float,
+    seed,
+)
 
 # ----- run -------------------------------------------------------------------------------------------------
 FIRST_BATCH = 100  # deals of the first batch of --until-ci without --deals (no stop on precision before 100)
@@ -25,16 +36,23 @@ def add_run(sub: argparse._SubParsersAction) -> None:
                        description="Play every game of an experiment, in parallel, into Parquet results; "
                                    "rerunning into the same folder continues where it stopped.")
     p.add_argument("config", nargs="?", metavar="CONFIG", help="experiment TOML (default: the embedded default)")
+    p.add_argument("--bots", metavar="SPEC,SPEC,...",
+                   help="a match without a TOML: these bots (registry names or path/file.py:Class, comma-separated) "
+                        "under the default experiment's rules, at one table of up to 4 seats a lineup, "
+                        f"{MATCH_DEALS} deals unless --deals, into results/match-<bots>; prints the ranking and the "
+                        "first bot's paired head-to-head against each of the others")
     p.add_argument("--deals", type=positive, metavar="N",
                    help="number of deals (overrides the config); with --until-ci, the first batch "
                         f"(default {FIRST_BATCH})")
     add_precision_options(p, "every entrant's interval of --metric", "strength, win_share or net "
                           "(default strength: the headline)")
     add_net_option(p)
+    add_error_share_option(p)
     add_execution_options(p, "results folder", "results of a different config")
     p.add_argument("--histories", type=seed, default=0, metavar="N",
                    help="also write the full hand histories of the first N games (game_id < N) as PHH, one file "
-                        "per game, in DIR/histories/ (docs/phh.md; not checked by verify)")
+                        "per game, in DIR/histories/ (docs/phh.md; not checked by verify); games already on disk "
+                        "are replayed from their deals to write theirs")
     p.set_defaults(func=cmd_run)
 
 
@@ -98,15 +116,48 @@ def _grow(args: argparse.Namespace, play: Callable[..., Any], widest: Callable[[
     return start
 
 
+MATCH_DEALS = 100  # deals of a `run --bots` match unless --deals
+MATCH_SEATS = 4
+
+
+def match_experiment(bots: str, deals: int | None) -> Experiment:
+    """The experiment of ``run --bots a,b,c``: the default's rules, seed and settings (and its params for a built-in
+    it names), these bots at tables of up to 4 seats, named after them."""
+    from ..run.experiment import ConfigError, check_name, parse_experiment
+
+    specs = [b.strip() for b in bots.split(",")]
+    if len(specs) < 2 or not all(specs):
+        raise UsageError(f"--bots needs at least two comma-separated bots (a name or path/file.py:Class), got {bots!r}")
+    base = default_experiment(check_strategies=False).to_dict()
+    params = {e["strategy"]: e["params"] for e in base["entrants"]}
+    data = base | {"name": "match", "deals": deals or MATCH_DEALS, "table_size": min(MATCH_SEATS, len(specs)),
+                   "entrants": [{"strategy": s, "params": params.get(s, {})} for s in specs]}
+    try:
+        exp = parse_experiment(data, "--bots")
+    except ConfigError as err:
+        raise UsageError(str(err).replace("--bots: ", "--bots: ", 1)) from None
+    name = re.sub(r"[^A-Za-z0-9._-]+", "_", "match-" + "-".join(e.label for e in exp.entrants))
+    if len(name) > 60:
+        name = f"{name[:50]}-{exp.fingerprint()[:8]}"
+    return exp.replace(name=check_name(name, "--bots", "results folder"))
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     _check_precision_options(args)
-    exp = load_experiment(args.config) if args.config else default_experiment()
+    if args.bots and args.config:
+        raise UsageError("give CONFIG or --bots, not both")
+    if args.bots:
+        exp = match_experiment(args.bots, args.deals)
+    else:
+        exp = load_experiment(args.config) if args.config else default_experiment()
     exp = exp.replace(deals=args.deals, seed=args.seed, decision_timeout=args.decision_timeout)
     if args.until_ci is None:
         report = execute(args, exp.name, functools.partial(run_experiment, exp, histories=args.histories))
         if report is None:
             return 130
-        print(summary(report, exp.name, exp.deals, exp.rotations, exp.table_size, len(exp.entrants), args.net))
+        print(summary(report, exp.name, exp.deals, exp.rotations, exp.table_size, len(exp.entrants), args.net,
+                      args.max_error_share, exp.entrants[0].label if args.bots else None))
+        _histories(exp, report.out, args.histories)
         return 0
     from ..study.summary import METRICS, run_summary
 
@@ -118,7 +169,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         return run_experiment(exp.replace(deals=deals), out, histories=args.histories, **options)
 
     def widest(out: Path) -> float:
-        return max(run_summary(out, net=args.net).half_widths(metric).values())  # the intervals the summary prints
+        return max(run_summary(out, net=args.net, max_error_share=args.max_error_share).half_widths(metric).values())
 
     done = execute(args, exp.name, _grow(args, play, widest, metric.replace("_", " ")))
     if done is None:
@@ -126,23 +177,46 @@ def cmd_run(args: argparse.Namespace) -> int:
     reports, stopped = done
     last = dataclasses.replace(reports[-1], games_run=sum(r.games_run for r in reports),
                                seconds=sum(r.seconds for r in reports))
-    print(summary(last, exp.name, stopped.deals, exp.rotations, exp.table_size, len(exp.entrants), args.net))
+    print(summary(last, exp.name, stopped.deals, exp.rotations, exp.table_size, len(exp.entrants), args.net,
+                  args.max_error_share, exp.entrants[0].label if args.bots else None))
+    _histories(exp.replace(deals=stopped.deals), last.out, args.histories)
     print(f"\n{stopped.reason(args.until_ci, metric.replace('_', ' '))}; batches (deals, widest half-width): "
           + ", ".join(f"{n} ({hw:.3g})" for n, hw in stopped.batches))
     return 0
 
 
 def summary(report: RunReport, name: str, deals: int, rotations: int, seats: int, entrants: int,
-            net: str = DEFAULT_NET) -> str:
-    """The text printed after a run: what was played, then the ranking by strength with win share and net."""
-    from ..study.summary import render, run_summary
+            net: str = DEFAULT_NET, max_error_share: float | None = None, first: str | None = None) -> str:
+    """The text printed after a run: what was played, then the ranking by strength with win share and net (and,
+    with ``first``, that entrant's paired head-to-head against each of the others)."""
+    import textwrap
+
+    from ..study.summary import MAX_ERROR_SHARE, WIDTH, head_to_head_text, render, run_summary
 
     head = (f"{name}: {report.games_done} games ({count(deals, 'deal')} x {count(rotations, 'rotation')}, "
             f"{seats} seats, {entrants} entrants) in {report.out}")
     how = (f"this run: {report.games_run} games in {report.seconds:.1f} s on {report.workers} "
            f"{report.executor} worker{'s' * (report.workers != 1)}") if report.games_run else \
         "this run: nothing to do, every game was already on disk"
-    return "\n".join([head, how, "", render(run_summary(report.out, net=net))])
+    s = run_summary(report.out, net=net, max_error_share=MAX_ERROR_SHARE if max_error_share is None else
+                    max_error_share)
+    lines = [*textwrap.wrap(head, WIDTH, subsequent_indent="  ", break_on_hyphens=False, break_long_words=False),
+             *textwrap.wrap(how, WIDTH), "", render(s)]
+    if first is not None:
+        lines += ["", head_to_head_text(s, first)]
+    return "\n".join(lines)
+
+
+def _histories(exp: Experiment, out: Path, n: int) -> None:
+    """After a run with --histories N: write the histories of the first N games that have none yet (games played
+    before this run) by replaying their deals, and say so."""
+    if not n:
+        return
+    from ..run.histories import HISTORIES_DIR, replay_histories
+
+    written, have = replay_histories(exp, out, n)
+    print(f"\nhistories: {have} of the first {n} games in {out / HISTORIES_DIR}"
+          + (f" ({written} written now by replaying their deals)" if written else ""))
 
 
 # ----- sweep -----------------------------------------------------------------------------------------------

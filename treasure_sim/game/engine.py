@@ -190,6 +190,7 @@ class Game:
             decision_time=tuple(seat.seconds / seat.decisions if seat.decisions else 0.0 for seat in self.seats),
             hands=tuple(self._hands),
             timeouts=tuple(seat.timeouts for seat in self.seats),
+            failed_decisions=tuple(seat.failed for seat in self.seats),
         )
 
     # ----- one hand ------------------------------------------------------------------------------

@@ -235,6 +235,7 @@ class GameResult:
     decision_time: tuple[float, ...]  # per seat, mean seconds per decision
     hands: tuple[HandRecord, ...] = field(default=(), repr=False)
     timeouts: tuple[int, ...] = ()  # per seat, how many of its errors were the decision time limit
+    failed_decisions: tuple[int, ...] = ()  # per seat, decisions answered with an error (<= decisions)
 
     def to_dict(self) -> dict[str, Any]:
         return _jsonable(self)

@@ -157,12 +157,13 @@ def _invoke(bot: Strategy, method: str, args: tuple) -> Any:
 class Seat:
     """One seat's bot, asked only through here.
 
-    Keeps ``decisions`` (times asked), ``seconds`` (spent answering), ``errors`` (messages) and
-    ``timeouts`` (how many of the errors were the time limit).
+    Keeps ``decisions`` (times asked), ``seconds`` (spent answering), ``errors`` (messages),
+    ``failed`` (decisions answered with an error: at most one per decision, never an error while told something
+    or set up, so ``failed <= decisions``) and ``timeouts`` (how many of the errors were the time limit).
     """
 
-    __slots__ = ("_alarm", "asks", "benched", "bot", "decisions", "errors", "index", "label", "limit",
-                 "max_timeouts", "own_limit", "passes", "plain", "seconds", "strict", "table",
+    __slots__ = ("_alarm", "_failed_at", "asks", "benched", "bot", "decisions", "errors", "failed", "index", "label",
+                 "limit", "max_timeouts", "own_limit", "passes", "plain", "seconds", "strict", "table",
                  "timeouts", "votes")
 
     def __init__(self, index: int, bot: Strategy, table: Table, *, strict: bool = False,
@@ -178,6 +179,8 @@ class Seat:
         self.decisions = 0
         self.seconds = 0.0
         self.errors: list[str] = []
+        self.failed = 0
+        self._failed_at = 0  # ``decisions`` when the last failed decision was counted (or the bot last told)
         self.timeouts = 0
         self.asks: frozenset[str] = frozenset()
         self.votes = False  # "keep_playing" in asks: the bot votes before each hand
@@ -213,6 +216,7 @@ class Seat:
 
     def _tell(self, method: str, *args: Any) -> Any:
         """Tell the bot something (not a decision: not counted), under the same limit."""
+        self._failed_at = self.decisions  # an error now is not the last decision's
         return _FAILED if self.benched else self._call(method, args, self.limit)
 
     def _call(self, method: str, args: tuple, limit: float | None, start: float | None = None) -> Any:
@@ -270,6 +274,9 @@ class Seat:
         if self.strict:
             raise StrategyError(f"seat {self.index} ({self.label}): {text}") from cause
         self.errors.append(text)
+        if self.decisions != self._failed_at:  # the decision just asked failed (counted once)
+            self.failed += 1
+            self._failed_at = self.decisions
 
     def _yes_no(self, method: str, obs: Observation, on_error: bool) -> bool:
         answer = self._ask(method, obs)

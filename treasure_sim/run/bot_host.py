@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import traceback
 from typing import Any
 
 import numpy as np
@@ -63,9 +64,17 @@ def serve(spec: str, params: dict[str, Any], stdin: Any = None, stdout: Any = No
                 answer = getattr(bot, question.method)(obs, *given)
                 reply = protocol.answer_to_json(method, answer, options)
         except Exception as err:  # the bot's own failure: reported, and the process serves on
-            reply = {"error": f"{type(err).__name__}: {err}"}
+            traceback.print_exc(file=sys.stderr)  # its frames, kept in the results folder (stderr/<label>.log)
+            reply = {"error": f"{type(err).__name__}: {err}{_where(err)}"}
         stdout.write(json.dumps({"id": ident, **reply}, separators=(",", ":")) + "\n")
         stdout.flush()
+
+
+def _where(err: BaseException) -> str:
+    """`` (at file:line in function)`` of the innermost frame of ``err`` in the bot's own code, else ''."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frames = [f for f in traceback.extract_tb(err.__traceback__) if not f.filename.startswith(package)]
+    return f" (at {frames[-1].filename}:{frames[-1].lineno} in {frames[-1].name})" if frames else ""
 
 
 def own_channel() -> tuple[Any, Any]:

@@ -22,6 +22,7 @@ from .backends import DaskBackend, ProcessBackend, deals_per_task, default_worke
 from .experiment import Experiment
 from .histories import write_histories
 from .store import (
+    STDERR_DIR,
     Invocation,
     Manifest,
     ResultsDir,
@@ -172,7 +173,8 @@ def _run(exp: Experiment, results: ResultsDir, manifest: Manifest, pending: list
          on_part: Callable[[TaskResult], None] | None, strict: bool, histories: int = 0) -> RunReport:
     pending_deals = sum(b - a for a, b in pending)
     size = deals_per_task(pending_deals, exp.rotations, backend.workers)
-    tasks = plan_tasks(exp, pending, size, strict=strict, histories=histories)
+    tasks = plan_tasks(exp, pending, size, strict=strict, histories=histories,
+                       stderr_dir=str(results.path / STDERR_DIR))
     n_tasks = sum(-(-(b - a) // size) for a, b in pending)
     start_done = manifest.games_done
     run = Invocation(started=now(), executor=backend.name, workers=backend.workers)

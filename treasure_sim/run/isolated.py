@@ -54,6 +54,7 @@ from .processes import exit_with_parent
 STARTUP_TIMEOUT = 30.0  # seconds for a child to start and answer its first message
 MAX_LINE = 1 << 20  # a reply longer than this is an error (a bot must not flood the engine's memory)
 MAX_STDERR = 1 << 16  # bytes of a child's stderr kept (the last ones): the rest is read and dropped
+STDERR_CAP = 1 << 20  # bytes of a bot's stderr appended to its log in the results folder (the first ones)
 
 
 class BotProcessError(RuntimeError):
@@ -122,6 +123,7 @@ class BotProcess:
         self._err_open = True
         self._next_id = 0
         self.deals: set[int] = set()  # the card streams (deal_key) this child has played
+        self.stderr_log: str | None = None  # a file its stderr is appended to as it is read (`_log_stderr`)
 
     @property
     def alive(self) -> bool:
@@ -175,9 +177,28 @@ class BotProcess:
                 self._err_open = False  # closed: select must not wake for it again
                 return
             self.stderr_bytes += len(chunk)
+            self._log_stderr(chunk)
             self._stderr += chunk
             if len(self._stderr) > MAX_STDERR:
                 del self._stderr[:len(self._stderr) - MAX_STDERR]
+
+    def _log_stderr(self, chunk: bytes) -> None:
+        """Append ``chunk`` to ``stderr_log``, which never grows past `STDERR_CAP` bytes (a line says where it was
+        cut); a failing disk never stops the game."""
+        if self.stderr_log is None:
+            return
+        try:
+            have = os.path.getsize(self.stderr_log) if os.path.exists(self.stderr_log) else 0
+            if have >= STDERR_CAP:
+                return
+            os.makedirs(os.path.dirname(self.stderr_log) or ".", exist_ok=True)
+            room = STDERR_CAP - have
+            cut = b"" if len(chunk) <= room else \
+                f"\n[stderr cut here: this file keeps the first {STDERR_CAP} bytes]\n".encode()
+            with open(self.stderr_log, "ab") as log:
+                log.write(chunk[:room] + cut)
+        except OSError:
+            pass
 
     def _read_line(self, deadline: float | None) -> str:
         fd = self._out
@@ -277,9 +298,11 @@ class IsolatedBot(Strategy):
     enforces_own_timeout: ClassVar[bool] = True  # the engine's in-process alarm is not used for this bot
 
     def __init__(self, command: str | Sequence[str], *, label: str | None = None, memory_mb: int | None = None,
-                 max_restarts: int = 2, deal_key: int | None = None, trusted: bool = False) -> None:
+                 max_restarts: int = 2, deal_key: int | None = None, trusted: bool = False,
+                 stderr_log: str | None = None) -> None:
         self.command = split_command(command)
         self.trusted = trusted  # a program of the person at the table (play): run without the sandbox
+        self.stderr_log = stderr_log  # the file its children's stderr is appended to (`BotProcess._log_stderr`)
         if not self.command:
             raise ValueError("an isolated bot needs a command to run")
         self.label = label or os.path.basename(self.command[0])
@@ -311,6 +334,8 @@ class IsolatedBot(Strategy):
 
     def _start(self) -> None:
         self._process = _take(self.command, self.memory_mb, self.deal_key, self.trusted)
+        self._process._drain_stderr()  # what a pooled child wrote for another entrant goes to that one's log
+        self._process.stderr_log = self.stderr_log
         if self._setup_fields:  # a fresh child in the middle of a game: set it up for this game first
             try:
                 self._process.ask("setup", STARTUP_TIMEOUT, **self._setup_fields)
@@ -321,6 +346,7 @@ class IsolatedBot(Strategy):
     def _lose(self, why: str) -> None:
         """Kill the child after a timeout or crash; retire the bot after too many in one game."""
         if self._process is not None:
+            self._process._drain_stderr()
             self._process.kill()
             self._process = None
         self._restarts += 1
@@ -330,6 +356,7 @@ class IsolatedBot(Strategy):
     def close(self) -> None:
         """The game is over: keep a healthy child for the next game of this process."""
         if self._process is not None:
+            self._process._drain_stderr()
             _give_back(self._process)
             self._process = None
 

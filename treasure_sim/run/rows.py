@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -41,6 +43,19 @@ def finishing_order(money: Sequence[int], eliminated: Sequence[int | None]) -> l
     return [1 + sum(other > key for other in keys) for key in keys]
 
 
+MAX_KINDS = 10  # distinct error messages kept per seat and game; the rest are counted under OTHER
+OTHER = "(other messages)"
+
+
+def error_kinds(messages: Sequence[str]) -> dict[str, list]:
+    """A seat's errors in one game as distinct messages (without their ``hand N:`` prefix) and their counts."""
+    counts = Counter(re.sub(r"^hand \d+: ", "", m)[:MAX_MESSAGE] for m in messages)
+    kinds = counts.most_common()
+    if len(kinds) > MAX_KINDS:
+        kinds = [*kinds[:MAX_KINDS - 1], (OTHER, sum(n for _, n in kinds[MAX_KINDS - 1:]))]
+    return {"error_messages": [m for m, _ in kinds], "error_counts": [n for _, n in kinds]}
+
+
 def game_rows(cols: Columns, experiment: str, game_id: int, deal: int, rotation: int, table_id: int,
               seats: Sequence[int], entrants: Sequence[Entrant], result: GameResult, rules: RuleSet) -> None:
     """Append one row per seat of a finished game."""
@@ -62,8 +77,10 @@ def game_rows(cols: Columns, experiment: str, game_id: int, deal: int, rotation:
             "rank": 1 + sum(m > money[seat] for m in money), "eliminated_hand": eliminated[seat],
             "finish": finish[seat], "hands_played": result.hands_played,
             "end_reason": result.end_reason, "decisions": result.decisions[seat], "errors": len(errs),
+            "failed_decisions": result.failed_decisions[seat] if result.failed_decisions else
+            min(len(errs), result.decisions[seat]),
             "timeouts": result.timeouts[seat],
-            "first_error": errs[0][:MAX_MESSAGE] if errs else None, "treasures": " ".join(held),
+            "first_error": errs[0][:MAX_MESSAGE] if errs else None, **error_kinds(errs), "treasures": " ".join(held),
             "decision_time": result.decision_time[seat],
         }
         for suit, name in SUIT_COLUMNS.items():

@@ -45,6 +45,7 @@ from .schema import (  # noqa: F401  (the schemas, re-exported: readers import t
 FORMAT_VERSION = 2  # 1: no checksums (still readable, not verifiable)
 RUN_MANIFEST, SWEEP_MANIFEST, PARTS_JOURNAL = "manifest.json", "sweep.json", "parts.jsonl"
 HISTORIES_DIR = "histories"  # PHH hand histories of some games (run --histories): beside the tables, not journalled
+STDERR_DIR = "stderr"  # what isolated bots write to stderr, one bounded file per entrant (`isolated`); not journalled
 STATUSES = ("running", "complete", "interrupted", "failed")
 
 
@@ -525,7 +526,7 @@ class ResultsDir:
 
     def clear(self) -> None:
         """Remove this tool's files (only them: DIR may hold other things)."""
-        for t in (*TABLES, HISTORIES_DIR):
+        for t in (*TABLES, HISTORIES_DIR, STDERR_DIR):
             shutil.rmtree(self.table_dir(t), ignore_errors=True)
         for f in (self.manifest_path, self.log_path, self.path / PARTS_JOURNAL):
             f.unlink(missing_ok=True)

@@ -8,11 +8,14 @@ cut into tasks, how many workers run them and in which order never changes a res
 
 from __future__ import annotations
 
+import inspect
 import logging
 import re
 import time
+import traceback
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -82,6 +85,7 @@ class Task:
     strict: bool = False  # stop at a bot's first error (BotFailure) instead of playing the default answer
     histories: int = 0  # games with a smaller game_id also come back as PHH hand histories
     cycle: bool = False  # rotate = "cycle": one game per deal, in rotation ``deal % table size``
+    stderr_dir: str | None = None  # isolated bots' stderr goes to <stderr_dir>/<label>.log
 
     @property
     def games(self) -> int:
@@ -102,11 +106,59 @@ class TaskResult:
 
 
 class BotFailure(RuntimeError):
-    """A bot could not be built, or broke a strict run: one line naming the entrant, the game and what failed."""
+    """A bot could not be built, or broke a strict run: one line naming the entrant, the game and what failed (and
+    where in the bot's own code); ``bot_traceback`` is the bot's traceback as text (it survives the trip from a
+    worker process, which the exception's own traceback does not)."""
+
+    def __init__(self, message: str, bot_traceback: str = "") -> None:
+        super().__init__(message, bot_traceback)
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+    @property
+    def bot_traceback(self) -> str:
+        return str(self.args[1]) if len(self.args) > 1 else ""
+
+
+_PACKAGE = str(Path(__file__).resolve().parent.parent)  # the engine's frames are not the bot's
+
+
+def bot_frames(err: BaseException | None) -> list[traceback.FrameSummary]:
+    """The frames of ``err``'s traceback in the bot's own code (outside treasure_sim)."""
+    if err is None or err.__traceback__ is None:
+        return []
+    return [f for f in traceback.extract_tb(err.__traceback__) if not f.filename.startswith(_PACKAGE)]
+
+
+def bot_location(bot: object, message: str, err: BaseException | None) -> str:
+    """Where in the bot it went wrong: the innermost of its own frames of ``err``, else the method that answered
+    (named at the start of ``message``, after ``hand N:``); '' when neither is found."""
+    frames = bot_frames(err)
+    if frames:
+        return f" (at {frames[-1].filename}:{frames[-1].lineno} in {frames[-1].name})"
+    method = re.search(r"hand \d+: (\w+) ", message)
+    target = getattr(type(bot), method[1], None) if method else None
+    try:
+        code = inspect.unwrap(target).__code__ if target is not None else None
+    except (AttributeError, ValueError):
+        code = None
+    if code is None or code.co_filename.startswith(_PACKAGE):
+        return ""
+    return f" (its {method[1] if method else 'method'} at {code.co_filename}:{code.co_firstlineno})"
+
+
+def bot_traceback(err: BaseException | None) -> str:
+    """The bot's exception with only its own frames, as text (empty without one)."""
+    frames = bot_frames(err)
+    if err is None or not frames:
+        return ""
+    return "".join(["Traceback of the bot (its own frames):\n", *traceback.format_list(frames),
+                    *traceback.format_exception_only(err)])
 
 
 def plan_tasks(exp: Experiment, pending: list[tuple[int, int]], size: int, *, strict: bool = False,
-               histories: int = 0) -> Iterator[Task]:
+               histories: int = 0, stderr_dir: str | None = None) -> Iterator[Task]:
     """Cut the pending deal ranges [start, end) into tasks of at most ``size`` deals, as they are needed
     (a run of 10**12 deals starts at once and plans in constant memory). Games with a game_id below
     ``histories`` come back with their PHH hand histories too."""
@@ -114,15 +166,23 @@ def plan_tasks(exp: Experiment, pending: list[tuple[int, int]], size: int, *, st
     for start, end in pending:
         for first in range(start, end, size):
             yield Task(exp.name, exp.seed, exp.rules, exp.entrants, tables, exp.rotations, first,
-                       min(end, first + size), exp.decision_timeout, strict, histories, exp.rotate == "cycle")
+                       min(end, first + size), exp.decision_timeout, strict, histories, exp.rotate == "cycle",
+                       stderr_dir)
 
 
-def make_bot(entrant: Entrant, deal_key: int | None = None) -> Strategy:
+def stderr_log(stderr_dir: str, label: str) -> str:
+    """The file an isolated entrant's stderr is kept in: ``<stderr_dir>/<label>.log`` (the label made a file name)."""
+    return str(Path(stderr_dir) / (re.sub(r"[^A-Za-z0-9._-]+", "_", label).lstrip(".") + ".log"))
+
+
+def make_bot(entrant: Entrant, deal_key: int | None = None, stderr_dir: str | None = None) -> Strategy:
     """A fresh bot for one game: in this process, or a proxy to its own process when isolated (one that has never
-    played the cards ``deal_key`` names: a bot cannot remember a deal from one rotation or variant to the next)."""
+    played the cards ``deal_key`` names: a bot cannot remember a deal from one rotation or variant to the next;
+    its stderr kept in ``stderr_dir``)."""
     if entrant.isolate:
         return IsolatedBot(entrant.process_command, label=entrant.label, memory_mb=entrant.memory_mb,
-                           deal_key=deal_key)
+                           deal_key=deal_key,
+                           stderr_log=stderr_log(stderr_dir, entrant.label) if stderr_dir else None)
     return load_strategy(entrant.strategy, **entrant.params)
 
 
@@ -197,12 +257,12 @@ def play_one(task: Task, game_id: int, deal: int, rotation: int, seats: tuple[in
         for e in seats:
             entrant = task.entrants[e]
             try:
-                bots.append(make_bot(entrant, deal_key=seeds.deal_key))
+                bots.append(make_bot(entrant, deal_key=seeds.deal_key, stderr_dir=task.stderr_dir))
             except Exception as err:
                 why = (f"entrant {entrant.label!r} ({entrant.strategy or ' '.join(entrant.command)}) could not be "
                        f"built for game {game_id}: {type(err).__name__}: {err}")
                 if task.strict:
-                    raise BotFailure(why) from err
+                    raise BotFailure(why + bot_location(None, "", err), bot_traceback(err)) from err
                 log.warning("%s; it plays benched (the default answers)", why)
                 bots.append(_Unbuilt(f"could not be built: {type(err).__name__}: {err}"[:500]))
         holders = guard.wrap(game_id, bots) if guard is not None else None
@@ -221,8 +281,9 @@ def play_one(task: Task, game_id: int, deal: int, rotation: int, seats: tuple[in
             return void_result(game, blamed, str(err))
         except StrategyError as err:
             seat = re.match(r"seat (\d+)", str(err))
+            where = bot_location(bots[int(seat[1])], str(err), err.__cause__) if seat else ""
             raise BotFailure(f"entrant {who(int(seat[1]) if seat else None)} in game {game_id} (deal {deal}): "
-                             f"{err}") from err
+                             f"{err}{where}", bot_traceback(err.__cause__)) from err
         except Exception as err:
             if guard is None:
                 raise  # only built-in and isolated bots: the engine's own failure, with its traceback

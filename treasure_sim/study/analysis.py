@@ -16,18 +16,22 @@ from .stats import (
     DEFAULT_NET,
     LEVEL,
     STRATIFIED,
+    FitCheck,
     JointTest,
+    PairedAhead,
     Strengths,
     adjust,
     finish_comparisons,
+    fit_check,
     fit_strengths,
     interval_table,
+    paired_ahead,
     seat_test,
     stratified_interval,
     unit_columns,
 )
 from .stats import GAME_KEY as _GAME_KEY
-from .summary import FALLBACK
+from .summary import FALLBACK, MAX_ERROR_SHARE
 
 
 @dataclass(frozen=True)
@@ -244,23 +248,57 @@ def lineups(games: pd.DataFrame) -> pd.DataFrame:
 # ---------------------------------------------------------------- lineup-adjusted strength
 
 
-def fit(games: pd.DataFrame, *, level: float = LEVEL, replicates: int = 1000, seed: int = 0) -> Strengths:
-    """The Bradley–Terry strengths of every entrant from the finishing order of every game (`stats.fit_strengths`)."""
+def comparisons(games: pd.DataFrame, *, max_error_share: float | None = None
+                ) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """Every ranked entrant's finishing comparisons per deal (`stats.finish_comparisons`): (names, wins, the lineup
+    of each deal). Entrants whose bots failed more than ``max_error_share`` of their decisions are left out (None:
+    none)."""
     games = _require(games, ["game_id", "strategy", _finish(games)], "strengths")
+    if max_error_share is not None:
+        out = bot_errors(games, max_error_share)
+        games = games[~games["strategy"].isin(out.loc[out["unranked"], "strategy"])]
     names = sorted(games["strategy"].unique())
     code = pd.Categorical(games["strategy"], categories=names).codes
     units = unit_columns(games, "deal")
     deal = games.groupby(units, sort=True, observed=True).ngroup().to_numpy()  # sorted: the same resamples
     game = games.groupby([c for c in _GAME_KEY if c in games.columns], sort=False, observed=True).ngroup().to_numpy()
     _, wins = finish_comparisons(deal, game, code, games[_finish(games)].to_numpy(dtype=float), len(names))
-    return fit_strengths(wins, names, replicates=replicates, level=level, seed=seed)
+    lineup: np.ndarray = np.zeros(len(wins), np.int64)
+    if "table_id" in games.columns:  # a lineup is a table of one experiment of one run
+        per_deal = games.assign(_deal=deal).drop_duplicates("_deal").sort_values("_deal")
+        lineup = per_deal.groupby([*units[:-1], "table_id"], sort=True, observed=True).ngroup().to_numpy()
+    return names, wins, lineup
 
 
-def strengths(games: pd.DataFrame | None = None, *, fitted: Strengths | None = None, level: float = LEVEL
-              ) -> pd.DataFrame:
-    """One row per entrant, strongest first: log-strength with its bootstrap interval, and P(ahead of the next).
+def fit(games: pd.DataFrame, *, level: float = LEVEL, replicates: int = 1000, seed: int = 0,
+        max_error_share: float | None = MAX_ERROR_SHARE) -> Strengths:
+    """The Bradley–Terry strengths of every ranked entrant from the finishing order of every game, bootstrapped
+    within lineups (`stats.fit_strengths`); entrants past ``max_error_share`` are not ranked (`bot_errors`)."""
+    names, wins, lineup = comparisons(games, max_error_share=max_error_share)
+    return fit_strengths(wins, names, replicates=replicates, level=level, seed=seed, strata=lineup)
 
-    ``ahead_next`` is the model's probability that the entrant finishes ahead of the one ranked just below.
+
+def paired(games: pd.DataFrame, *, level: float = LEVEL, max_error_share: float | None = MAX_ERROR_SHARE
+           ) -> PairedAhead:
+    """The observed P(ahead) of every pair of ranked entrants over the deals both sat in (`stats.paired_ahead`)."""
+    names, wins, lineup = comparisons(games, max_error_share=max_error_share)
+    return paired_ahead(wins, names, lineup, level)
+
+
+def model_fit(games: pd.DataFrame, fitted: Strengths, how: str = "holm") -> FitCheck:
+    """Where the strength model's P(ahead) and the games disagree (`stats.fit_check`), for ``fitted``'s entrants."""
+    games = _require(games, ["strategy"], "model_fit")
+    names, wins, lineup = comparisons(games[games["strategy"].isin(fitted.names)])
+    theta = np.array([fitted.theta[fitted.names.index(n)] for n in names])
+    return fit_check(wins, theta, lineup, how)
+
+
+def strengths(games: pd.DataFrame | None = None, *, fitted: Strengths | None = None, level: float = LEVEL,
+              observed: PairedAhead | None = None) -> pd.DataFrame:
+    """One row per ranked entrant, strongest first: log-strength with its bootstrap interval, and P(ahead of the next).
+
+    ``ahead_next`` is the observed share of the games they shared in which the entrant finished ahead of the one
+    ranked just below (`paired`, with its interval), when the games or ``observed`` are given; else the model's.
     """
     if fitted is not None:
         s = fitted
@@ -268,17 +306,34 @@ def strengths(games: pd.DataFrame | None = None, *, fitted: Strengths | None = N
         s = fit(_require(games, ["strategy"], "strengths"), level=level)
     else:
         raise ValueError("strengths() needs the games table or a fitted model")
+    if observed is None and games is not None:
+        observed = paired(_require(games, ["strategy"], "strengths"), level=level, max_error_share=None)
     order = s.order
     rows = []
     for k, i in enumerate(order):
         j = order[k + 1] if k + 1 < len(order) else None
+        ahead = (np.nan, np.nan, np.nan)
+        if j is not None and observed is not None and {s.names[i], s.names[j]} <= set(observed.names):
+            a, b = observed.names.index(s.names[i]), observed.names.index(s.names[j])
+            ahead = (observed.mean[a, b], observed.low[a, b], observed.high[a, b])
+        elif j is not None:
+            ahead = (s.prob[i, j], s.prob_low[i, j], s.prob_high[i, j])
         rows.append({"strategy": s.names[i], "strength": s.theta[i], "ci_low": s.low[i], "ci_high": s.high[i],
-                     "ahead_next": np.nan if j is None else s.prob[i, j],
-                     "ahead_low": np.nan if j is None else s.prob_low[i, j],
-                     "ahead_high": np.nan if j is None else s.prob_high[i, j]})
+                     "ahead_next": ahead[0], "ahead_low": ahead[1], "ahead_high": ahead[2]})
     out = pd.DataFrame(rows)
-    out.attrs |= {"method": s.method, "note": s.note, "deals": s.deals}
+    out.attrs |= {"method": s.method, "note": s.note, "deals": s.deals,
+                  "ahead": "observed" if observed is not None else "model"}
     return out if games is None else _marked(out, _require(games, ["strategy"], "strengths"))
+
+
+def observed_matrix(p: PairedAhead, order: Sequence[str], value: str = "mean") -> pd.DataFrame:
+    """The observed P(row finished ahead of column) (``value``: mean, low or high) in ``order``."""
+    names = [n for n in order if n in p.names]
+    idx = [p.names.index(n) for n in names]
+    m = pd.DataFrame(getattr(p, value)[np.ix_(idx, idx)], index=names, columns=names)
+    for n in names:
+        m.loc[n, n] = np.nan
+    return m
 
 
 def ahead_matrix(s: Strengths, value: str = "prob") -> pd.DataFrame:
@@ -293,22 +348,44 @@ def ahead_matrix(s: Strengths, value: str = "prob") -> pd.DataFrame:
 # ---------------------------------------------------------------- broken bots
 
 
-def bot_errors(games: pd.DataFrame) -> pd.DataFrame:
-    """Per entrant: bot errors, decisions, the share of decisions that failed, and a ⚠ note for any error.
+def bot_errors(games: pd.DataFrame, max_error_share: float = MAX_ERROR_SHARE) -> pd.DataFrame:
+    """Per entrant: bot errors, decisions, failed decisions and their share, the first error, whether it is ranked,
+    and a ⚠ note for any error.
 
     A failed decision gets the engine's fallback answer (check, else fold), so an entrant with errors is
-    ranked on the fallback's play, not its own: every table marks it.
+    ranked on the fallback's play, not its own: every table marks it, and one whose bot failed more than
+    ``max_error_share`` of its decisions is not ranked at all (``unranked``). The share counts each decision once
+    (``failed_decisions``; errors outside a decision are not decisions'), so it never exceeds 100%.
     """
     games = _require(games, ["strategy"], "bot_errors")
-    per = games.groupby("strategy", observed=True)
-    errors = per["errors"].sum() if "errors" in games else per.size() * 0
-    decisions = per["decisions"].sum() if "decisions" in games else errors * np.nan
-    out = pd.DataFrame({"errors": errors.astype(int), "decisions": decisions}).reset_index()
+    zeros = pd.Series(0, index=games.index)
+    errors_col = games.get("errors", zeros)
+    decisions_col = games["decisions"] if "decisions" in games else pd.Series(np.nan, index=games.index)
+    failed_col = games["failed_decisions"] if "failed_decisions" in games else np.minimum(errors_col, decisions_col)
+    per = pd.DataFrame({"strategy": games["strategy"], "errors": errors_col, "decisions": decisions_col,
+                        "failed": failed_col}).groupby("strategy", observed=True)
+    out = per[["errors", "failed"]].sum().astype(int).join(per["decisions"].sum(min_count=1)).reset_index()
     with np.errstate(invalid="ignore", divide="ignore"):
-        out["error_share"] = out["errors"] / out["decisions"]
-    out["note"] = [f"⚠ {e} bot errors in {share:.1%} of its decisions: {FALLBACK}" if e else ""
+        share = out["failed"] / out["decisions"]
+    out["error_share"] = np.where(out["decisions"] > 0, share, np.where(out["errors"] > 0, 1.0, 0.0))
+    out.loc[out["decisions"].isna(), "error_share"] = np.nan
+    first = pd.Series("", index=out["strategy"])
+    if "first_error" in games and out["errors"].any():
+        keys = [c for c in ("run", "experiment", "game_id") if c in games.columns]
+        failed = games[games["first_error"].notna()].sort_values(keys, kind="stable")
+        first.update(failed.drop_duplicates("strategy").set_index("strategy")["first_error"].astype(str))
+    out["first_error"] = first.reindex(out["strategy"]).fillna("").to_numpy()
+    out["unranked"] = out["error_share"].fillna(0.0) > max_error_share
+    out["note"] = [f"⚠ {e} bot errors; {share:.1%} of its decisions failed: {FALLBACK}" if e else ""
                    for e, share in zip(out["errors"], out["error_share"].fillna(1.0), strict=True)]
     return out
+
+
+def unranked(games: pd.DataFrame, max_error_share: float = MAX_ERROR_SHARE) -> pd.DataFrame:
+    """The entrants left out of the ranking (`bot_errors`' ``unranked``), most failed first."""
+    out = bot_errors(games, max_error_share)
+    return out[out["unranked"]].sort_values(["error_share", "strategy"], ascending=[False, True]).reset_index(
+        drop=True)
 
 
 # ---------------------------------------------------------------- trajectories
@@ -349,13 +426,16 @@ def trajectories(results: Results, max_games: int | None = None) -> pd.DataFrame
 # ---------------------------------------------------------------- headline
 
 
-def summary(games: pd.DataFrame, *, level: float = LEVEL, fitted: Strengths | None = None) -> pd.DataFrame:
-    """The headline table, one row per entrant sorted by lineup-adjusted strength.
+def summary(games: pd.DataFrame, *, level: float = LEVEL, fitted: Strengths | None = None,
+            max_error_share: float = MAX_ERROR_SHARE) -> pd.DataFrame:
+    """The headline table, one row per ranked entrant sorted by lineup-adjusted strength.
 
-    Strength and P(ahead of the next) lead; win share and net follow (they depend on who shared a table
-    when lineups are unbalanced); then bot errors, whose ``note`` marks an entrant ranked on fallback answers.
+    Strength and the observed P(ahead of the next) lead; win share and net follow (they depend on who shared a
+    table when lineups are unbalanced); then bot errors, whose ``note`` marks an entrant ranked on fallback answers.
+    Entrants past ``max_error_share`` are not in it: ``attrs["unranked"]`` lists them (`unranked`).
     """
-    s = strengths(games, fitted=fitted if fitted is not None else fit(games, level=level), level=level)
+    fitted = fitted if fitted is not None else fit(games, level=level, max_error_share=max_error_share)
+    s = strengths(games, fitted=fitted, level=level)
     s = s.rename(columns={"ci_low": "strength_low", "ci_high": "strength_high"})
     w = win_rates(games, level=level)
     n = mean_net(games, level=level)
@@ -364,9 +444,10 @@ def summary(games: pd.DataFrame, *, level: float = LEVEL, fitted: Strengths | No
         on="strategy")
     out = out.merge(n[["strategy", "mean", "ci_low", "ci_high", "note"]].rename(
         columns={"mean": "net", "ci_low": "net_low", "ci_high": "net_high", "note": "net_note"}), on="strategy")
-    out = out.merge(bot_errors(games), on="strategy", how="left")
+    out = out.merge(bot_errors(games, max_error_share), on="strategy", how="left")
     out.attrs |= {"method": s.attrs["method"], "raw_method": w.attrs["method"], "lineups": len(lineups(games)),
-                  "net_estimator": n.attrs["estimator"]}
+                  "net_estimator": n.attrs["estimator"], "unranked": unranked(games, max_error_share),
+                  "max_error_share": max_error_share}
     return out
 
 

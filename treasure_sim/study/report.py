@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import math
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -25,16 +27,20 @@ from .stats import (
     method,
     multiplicity_text,
 )
+from .summary import MAX_ERROR_SHARE
 from .sweep_report import run_sweep_report
 
 TRAJECTORY_GAMES = 6
-NET_WORDS = {"luck-adjusted net": "Every chance event of every hand (hole cards, New Treasure, shared cards, Hearts "
-                                  "draws) is credited with its luck: the seat's all-cards-known share of the pot after "
+NET_WORDS = {"luck-adjusted net": "Every chance event (hole cards, New Treasure, shared cards, Hearts draws) in a pot "
+                                  "of at least 8 chips (`luck.Settings.min_pot`; smaller pots are left uncorrected, "
+                                  "so in the default game, where the pot holds only the 4 chips of antes when they "
+                                  "are dealt, the hole cards and the New Treasure never are) is credited with its "
+                                  "luck: the seat's all-cards-known share of the pot after "
                                   "the event minus its mean over every card that could have come; so is every betting "
                                   "decision the engine drew from chances a bot declared (the value after the action "
                                   "drawn minus its mean over the draw); net minus that luck "
-                                  "(times a chip value fitted on the other deals) has the same mean and a narrower "
-                                  "interval. `--net raw` shows the chips as won.",
+                                  "(times a chip value fitted on the other deals) has the same expected value and a "
+                                  "narrower interval. `--net raw` shows the chips as won.",
              "net": "Chips as won (`--net adjusted` subtracts the luck of the cards)."}
 # the target half-widths of the planning table, per metric
 PLAN_TARGETS: dict[str, Sequence[float]] = {"strength": (0.1, 0.05), "win share": (0.02, 0.01), "net": (10.0, 5.0)}
@@ -46,29 +52,42 @@ def _errors_mark(note: str) -> str:
     return " ⚠" if note else ""
 
 
-def headline(games: pd.DataFrame, fitted: Strengths | None = None) -> tuple[str, list[str]]:
-    """The headline table sorted by lineup-adjusted strength, and the notes under it (method, lineups, errors)."""
-    s = an.summary(games, fitted=fitted)
+def headline(games: pd.DataFrame, fitted: Strengths | None = None, max_error_share: float = MAX_ERROR_SHARE
+             ) -> tuple[str, list[str]]:
+    """The headline table sorted by lineup-adjusted strength, and the notes under it (method, lineups, fit, errors,
+    the entrants left unranked)."""
+    s = an.summary(games, fitted=fitted, max_error_share=max_error_share)
     labelled = games.assign(strategy=games["entrant"].astype(str)) if "entrant" in games else games
     ms = labelled.groupby("strategy", observed=True)["decision_time"].mean() * 1000 if "decision_time" in labelled \
         else pd.Series(math.nan, index=s["strategy"])
     star = "*" if s.attrs["lineups"] > 1 else ""
+    observed = an.paired(games, max_error_share=max_error_share)
+    order = s["strategy"].tolist()
+    ties = [(a, b) for a, b in itertools.pairwise(order)
+            if observed.deals[observed.names.index(a), observed.names.index(b)]
+            and observed.tied(observed.names.index(a), observed.names.index(b))]
+    tied = {n for pair in ties for n in pair}
     rows = []
     for k, r in enumerate(records(s)):
         errors = "0" if not r["errors"] else f"{r['errors']} ({r['error_share']:.1%}) ⚠"
-        rows.append([k + 1, r["strategy"] + _errors_mark(r["note"]),
+        rows.append([f"{k + 1}{'=' * (r['strategy'] in tied)}", r["strategy"] + _errors_mark(r["note"]),
                      cell(r["strength"], r["strength_low"], r["strength_high"], "+.2f"),
                      cell(r["ahead_next"], r["ahead_low"], r["ahead_high"], ".2f"),
                      cell(r["win_share"], r["win_low"], r["win_high"], ".3f", note=r["win_note"]), f"{r['fair']:.3f}",
                      cell(r["net"], r["net_low"], r["net_high"], "+.1f", note=r["net_note"]), r["games"], r["deals"],
                      errors, number(ms[r["strategy"]], ".3f")])
     net_name = "luck-adjusted net" if s.attrs["net_estimator"] == an.NET_ESTIMATOR["net_adjusted"] else "net"
-    header = ["#", "entrant", "strength [95% CI]", "P(ahead of next) [95% CI]", f"win share{star} [95% CI]",
+    header = ["#", "entrant", "strength [95% CI]", "ahead of next [95% CI]", f"win share{star} [95% CI]",
               "equal share", f"mean {net_name}{star}, chips [95% CI]", "games", "deals", "bot errors", "ms / decision"]
-    notes = [f"Strength: {s.attrs['method']}. It is a log-strength with mean 0: two entrants d apart finish in that "
-             "order with probability 1 / (1 + e^−d), whoever else sits at the table. P(ahead of next): the model's "
-             "probability that the entrant finishes ahead of the one ranked just below it. Finishing order: final "
-             "money, then the later elimination (exact ties count half)."]
+    notes = [f"Strength: {s.attrs['method']}. It is a log-strength with mean 0 that orders the entrants; the model "
+             "says two entrants d apart finish in that order with probability 1 / (1 + e^−d), which assumes that this "
+             "chance does not depend on who else sits at the table (the fit check below says where it does). "
+             "Ahead of next: the observed share of the games they shared in which the entrant finished ahead of "
+             "the one ranked just below it, over the deals both sat in (ties ½), with its interval. "
+             "Finishing order: final money, then the later elimination."]
+    if ties:
+        notes.append("= Too close to call (the observed share holds ½): "
+                     + "; ".join(f"**{a}** and **{b}**" for a, b in ties) + ".")
     if s.attrs.get("note"):
         notes.append(f"Note: {s.attrs['note']}.")
     if star:
@@ -78,14 +97,43 @@ def headline(games: pd.DataFrame, fitted: Strengths | None = None) -> tuple[str,
         notes.append(f"Win share and net: {s.attrs['raw_method']}.")
     notes.append(f"Net, here and in every table below: {s.attrs['net_estimator']}. {NET_WORDS[net_name]}")
     notes += [f"⚠ **{r['strategy']}**: {r['note'].removeprefix('⚠ ')}." for r in records(s) if r["note"]]
+    out = s.attrs["unranked"]
+    if len(out):
+        notes.append(f"**Not ranked**: bots that failed more than {max_error_share:.0%} of their decisions "
+                     f"(`--max-error-share {max_error_share:g}`):\n\n"
+                     + md_table(["entrant", "bot errors", "failed decisions", "first error"],
+                                [[r["strategy"], r["errors"], f"{r['failed']} of {r['decisions']:.0f} "
+                                  f"({r['error_share']:.1%})", f"`{r['first_error']}`"] for r in records(out)],
+                                align="lrrl"))
     return md_table(header, rows, align="rl" + "r" * (len(header) - 2)), notes
 
 
-def _ahead_table(s: Strengths) -> str:
-    share, low, high = an.ahead_matrix(s), an.ahead_matrix(s, "prob_low"), an.ahead_matrix(s, "prob_high")
-    rows = [[a] + ["—" if a == b else cell(share.loc[a, b], low.loc[a, b], high.loc[a, b], ".2f")
-                   for b in share.columns] for a in share.index]
-    return md_table(["P(row finishes ahead of column)", *share.columns], rows)
+def _ahead_table(games: pd.DataFrame, order: Sequence[str], max_error_share: float = MAX_ERROR_SHARE) -> str:
+    """The observed P(row finished ahead of column) of every ranked pair, with its interval."""
+    p = an.paired(games, max_error_share=max_error_share)
+    share, low, high = (an.observed_matrix(p, order, v) for v in ("mean", "low", "high"))
+    rows = [[a] + ["—" if a == b or math.isnan(share.loc[a, b]) else
+                   cell(share.loc[a, b], low.loc[a, b], high.loc[a, b], ".2f") for b in share.columns]
+            for a in share.index]
+    return md_table(["observed P(row finished ahead of column)", *share.columns], rows)
+
+
+def _fit_text(games: pd.DataFrame, fitted: Strengths) -> str:
+    """The fit check in words: the pairs where the model's P(ahead) and the games disagree."""
+    f = an.model_fit(games, fitted)
+    if not f.pairs:
+        return ""
+    head = (f"**Fit check**: for every pair, a t-test over the deals both sat in of whether the observed share "
+            f"of games the model's favourite finished ahead equals the model's P(ahead) (stratified by lineup; "
+            f"Holm-adjusted over {f.pairs} pairs). ")
+    if not f.misfits:
+        return head + "The model agrees with the games for every pair."
+    names = fitted.names
+    pairs = "; ".join(f"{names[a]} ahead of {names[b]}: model {m:.2f}, games {o:.2f} (adjusted p = {q:.2g})"
+                      for a, b, m, o, q in f.misfits)
+    return (head + f"They disagree for **{len(f.misfits)} of {f.pairs}** pairs: {pairs}. There the chance of "
+            "finishing ahead depends on who else sits at the table, so the observed figures are the pairwise ones "
+            "to read; the ranking order stands on the strengths.")
 
 
 def _pairs_table(h2h: pd.DataFrame) -> str:
@@ -151,20 +199,25 @@ def _setup(manifest: Manifest | None, games: pd.DataFrame) -> list[str]:
 
 
 def _section(res: an.Results, games: pd.DataFrame, out: Path, prefix: str, manifest: Manifest | None,
-             multiplicity: str = "holm") -> list[str]:
+             multiplicity: str = "holm", max_error_share: float = MAX_ERROR_SHARE) -> list[str]:
     """One experiment's tables and figures; returns its markdown lines."""
-    fitted = an.fit(games)
+    left_out = an.unranked(games, max_error_share)
+    if an.bot_errors(games, max_error_share)["strategy"].nunique() - len(left_out) < 2:
+        raise ValueError(f"fewer than two entrants to rank: {', '.join(left_out['strategy'])} failed more than "
+                         f"{max_error_share:.0%} of their decisions (--max-error-share 1 ranks every entrant)")
+    fitted = an.fit(games, max_error_share=max_error_share)
     strengths = an.strengths(fitted=fitted)
     wins, net = an.win_rates(games), an.mean_net(games)
     order = strengths["strategy"].tolist()
-    colors = plots.strategy_colors(order)
+    everyone = an.bot_errors(games, max_error_share)
+    colors = plots.strategy_colors([*order, *everyone.loc[everyone["unranked"], "strategy"]])  # unranked ones too
     h2h, seats, length = an.head_to_head(games, multiplicity=multiplicity), an.seat_advantage(games), \
         an.game_length(games)
-    table, notes = headline(games, fitted)
+    table, notes = headline(games, fitted, max_error_share)
     md = [*_setup(manifest, games), "",
-          f"Intervals of means: {method()}; an entrant's win share and net {STRATIFIED}. Card luck is shared by a "
-          "deal's rotations, so averaging them "
-          "first removes it. Whether two entrants (or a seat and the equal share) differ is decided by a paired "
+          f"Intervals of means: {method()}; an entrant's win share and net {STRATIFIED}. The games of a deal share "
+          "its cards and are not independent, so they are averaged first: the deal is the unit. "
+          "Whether two entrants (or a seat and the equal share) differ is decided by a paired "
           "difference and its test, never by whether two separate intervals overlap: intervals can overlap while "
           "the paired difference is clear. "
           f"Figures mark estimates from fewer than {plots.FEW_DEALS} deals: their interval is only a rough guide.",
@@ -181,8 +234,11 @@ def _section(res: an.Results, games: pd.DataFrame, out: Path, prefix: str, manif
         md.extend([f"![{title}]({save_figure(fig, out / f'{prefix}{name}.png', dpi=120)})", ""])
 
     figure("Strength", "strength", plots.plot_strengths(strengths, colors),
-           "The fitted log-strengths with their bootstrap intervals, and the model's probability that the row "
-           "entrant finishes ahead of the column one in a game they share.", _ahead_table(fitted))
+           "The fitted log-strengths with their bootstrap intervals (they set the order), and the observed share of "
+           "the games two entrants shared in which the row entrant finished ahead of the column one, over the deals "
+           "both sat in, with its interval. " + _fit_text(games, fitted),
+           _ahead_table(games, order, max_error_share))
+    md.extend(_error_kinds(games))
     if not h2h.empty:
         figure("Head-to-head: paired comparisons", "head_to_head", plots.plot_head_to_head(h2h, order),
                "For every pair that shared tables, deal by deal: how often A finished ahead of B (ties ½), and A's "
@@ -219,7 +275,38 @@ def _section(res: an.Results, games: pd.DataFrame, out: Path, prefix: str, manif
     return md
 
 
-def _poker_section(results_dir: Path, games: pd.DataFrame) -> list[str]:
+ERROR_KINDS = 20  # distinct error messages listed in the report
+
+
+def _error_kinds(games: pd.DataFrame) -> list[str]:
+    """The distinct messages of the bots' errors with their counts, per entrant (most frequent first)."""
+    if "errors" not in games or not games["errors"].any():
+        return []
+    games = games.assign(strategy=games["entrant"].astype(str)) if "entrant" in games else games
+    failed = games[games["errors"] > 0]
+    if "error_messages" in failed and "error_counts" in failed:
+        pairs = [(who, m, int(n)) for who, ms, ns in zip(failed["strategy"], failed["error_messages"],
+                                                         failed["error_counts"], strict=True)
+                 if ms is not None for m, n in zip(ms, ns, strict=True)]
+        what = "every error, by its message (without the hand number)"
+    elif "first_error" in failed:  # a folder written before the messages were kept: the first error of each game
+        pairs = [(who, re.sub(r"^hand \d+: ", "", str(m)), 1) for who, m in zip(failed["strategy"],
+                                                                               failed["first_error"], strict=True)]
+        what = "the first error of each game (this folder keeps no other messages)"
+    else:
+        return []
+    counts = pd.DataFrame(pairs, columns=["entrant", "message", "count"]).groupby(
+        ["entrant", "message"], observed=True)["count"].sum().reset_index().sort_values(
+        ["count", "entrant", "message"], ascending=[False, True, True])
+    rows = [[r["entrant"], int(r["count"]), f"`{r['message']}`"] for r in records(counts.head(ERROR_KINDS))]
+    more = f" The {len(counts) - ERROR_KINDS} rarer messages are in the games table." if len(counts) > ERROR_KINDS \
+        else ""
+    return ["## Bot errors", "", f"The distinct messages of the bots' errors with their counts: {what}; the "
+            f"`error_messages` and `error_counts` columns of the games table hold them per game.{more}", "",
+            md_table(["entrant", "errors", "message"], rows, align="lrl"), ""]
+
+
+def _poker_section(results_dir: Path, games: pd.DataFrame, max_error_share: float = MAX_ERROR_SHARE) -> list[str]:
     """Per bot: how it plays (VPIP, PFR, aggression, showdowns, Treasures, steals, Hearts draws), with intervals."""
     try:
         counts = pokerstats.seat_counts(results_dir)
@@ -228,7 +315,8 @@ def _poker_section(results_dir: Path, games: pd.DataFrame) -> list[str]:
     if counts.empty:
         return []
     stats = pokerstats.poker_stats(counts)
-    order = an.strengths(games)["strategy"].tolist() if games["entrant"].nunique() > 1 else None
+    order = an.strengths(fitted=an.fit(games, max_error_share=max_error_share))["strategy"].tolist() \
+        if games["entrant"].nunique() > 1 else None
     cells = by_key(stats.rename(columns={"value": "mean"}), "entrant", "statistic")
     present = sorted({e for e, _ in cells})
     entrants = [e for e in (order or present) if e in present]
@@ -240,7 +328,7 @@ def _poker_section(results_dir: Path, games: pd.DataFrame) -> list[str]:
 
 
 def run_report(results_dir: str | Path, out_dir: str | Path | None = None, multiplicity: str = "holm",
-               net: str = DEFAULT_NET) -> Path:
+               net: str = DEFAULT_NET, max_error_share: float = MAX_ERROR_SHARE) -> Path:
     """Write the figures and ``report.md`` for a results directory (default: ``DIR/report``); return report.md.
 
     A sweep folder (``sweep.json``) gets the side-by-side comparison of its variants instead, and a balance
@@ -272,8 +360,8 @@ def run_report(results_dir: str | Path, out_dir: str | Path | None = None, multi
         prefix = f"{name}_" if len(experiments) > 1 else ""
         md.extend(_section(an.Results(games, hands, res.manifests), games, out, prefix,
                            manifest if manifest is not None and manifest.name in (None, name) else None,
-                           multiplicity))
-    md.extend(_poker_section(results_dir, res.games))
+                           multiplicity, max_error_share))
+    md.extend(_poker_section(results_dir, res.games, max_error_share))
     path = out / "report.md"
     path.write_text("\n".join(md).rstrip() + "\n", encoding="utf-8")
     return path

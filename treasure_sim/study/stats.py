@@ -119,6 +119,18 @@ STRATIFIED = ("stratified by lineup: the schedule, not chance, sets each deal's 
               "with another; plain where an entrant met one lineup; docs/statistics.md)")
 
 
+def strata_codes(strata: npt.ArrayLike) -> np.ndarray:
+    """Codes 0..k-1 of the strata, a stratum of a single unit pooled with the smallest other (collapsed strata)."""
+    _, code = np.unique(np.asarray(strata), return_inverse=True)
+    code = code.ravel()
+    counts = np.bincount(code)
+    while len(counts) > 1 and counts.min() < 2:
+        order = np.argsort(counts, kind="stable")
+        code = np.unique(np.where(code == order[0], order[1], code), return_inverse=True)[1].ravel()
+        counts = np.bincount(code)
+    return code
+
+
 def stratified_interval(values: npt.ArrayLike, strata: npt.ArrayLike, level: float = LEVEL) -> Interval:
     """Mean of per-deal values and its t interval when each deal's stratum (its lineup) was fixed by design.
 
@@ -132,12 +144,8 @@ def stratified_interval(values: npt.ArrayLike, strata: npt.ArrayLike, level: flo
     that gives the variance (se × sqrt(n)); ``df`` is set only when the interval is stratified.
     """
     x = np.asarray(values, dtype=float)
-    _, code = np.unique(np.asarray(strata), return_inverse=True)
+    code = strata_codes(strata)
     counts = np.bincount(code)
-    while len(counts) > 1 and counts.min() < 2:
-        order = np.argsort(counts, kind="stable")
-        code = np.unique(np.where(code == order[0], order[1], code), return_inverse=True)[1]
-        counts = np.bincount(code)
     if len(counts) < 2:
         return mean_interval(x, level)
     n = len(x)
@@ -308,7 +316,8 @@ def multiplicity_text(how: str, family: int, what: str) -> str:
 # ----- lineup-adjusted strength --------------------------------------------------------------------------------
 STRENGTH_METHOD = ("Bradley–Terry strength from every pair's finishing order in every game (the pairwise margins of "
                    "the Plackett–Luce model; exact ties count half), maximum likelihood by choix (ILSR); "
-                   "95% percentile bootstrap over deals ({replicates} resamples, refitted)")
+                   "95% percentile bootstrap over deals{within} ({replicates} resamples, refitted)")
+WITHIN_LINEUPS = " within lineups (each lineup's deals resampled among themselves: the schedule sets the lineups)"
 
 
 def finish_comparisons(deal: npt.ArrayLike, game: npt.ArrayLike, entrant: npt.ArrayLike, finish: npt.ArrayLike,
@@ -383,6 +392,7 @@ class Strengths:
     level: float = LEVEL
     note: str = ""
     draws: np.ndarray = field(default_factory=lambda: np.empty((0, 0)), repr=False)
+    stratified: bool = False  # bootstrapped within lineups (`fit_strengths` ``strata``)
 
     @property
     def half_width(self) -> np.ndarray:
@@ -395,15 +405,27 @@ class Strengths:
 
     @property
     def method(self) -> str:
-        return STRENGTH_METHOD.format(replicates=self.replicates).replace("95%", f"{self.level:.0%}")
+        return STRENGTH_METHOD.format(replicates=self.replicates, within=WITHIN_LINEUPS if self.stratified else ""
+                                      ).replace("95%", f"{self.level:.0%}")
+
+
+def _resample_counts(rng: np.random.Generator, groups: list[np.ndarray], n: int) -> np.ndarray:
+    """How often each of ``n`` units is drawn in one bootstrap replicate that resamples each group within itself."""
+    counts = np.zeros(n)
+    for members in groups:
+        counts[members] = rng.multinomial(len(members), np.full(len(members), 1 / len(members)))
+    return counts
 
 
 def fit_strengths(wins: np.ndarray, names: Sequence[str], *, replicates: int = 1000, level: float = LEVEL,
-                  seed: int = 0) -> Strengths:
+                  seed: int = 0, strata: npt.ArrayLike | None = None) -> Strengths:
     """Bradley–Terry log-strengths from per-deal win counts (`finish_comparisons`), bootstrapped over deals.
 
     Each replicate resamples deals with replacement, sums their win counts and refits; the interval is the
     percentile interval of the replicates. Strengths are fixed to mean 0 (only differences are identified).
+    ``strata`` (one per deal: its lineup) resamples the deals of each lineup among themselves, as the schedule,
+    not chance, decides how many deals each lineup gets: the spread between lineups is not sampling error (a lineup
+    of one deal is pooled with another, as in `stratified_interval`).
     """
     wins = np.asarray(wins, dtype=float)
     if wins.ndim != 3 or wins.shape[1:] != (len(names), len(names)):
@@ -418,15 +440,19 @@ def fit_strengths(wins: np.ndarray, names: Sequence[str], *, replicates: int = 1
     rng = np.random.default_rng(seed)
     flat = wins.reshape(n_deals, -1)
     draws = np.empty((replicates, len(names)))
+    code = strata_codes(strata) if strata is not None else np.zeros(n_deals, np.int64)
+    if len(code) != n_deals:
+        raise ValueError(f"strata must name one lineup per deal ({n_deals}), got {len(code)}")
+    groups = [np.flatnonzero(code == h) for h in range(int(code.max(initial=0)) + 1)]
     for r in range(replicates):
-        counts = rng.multinomial(n_deals, np.full(n_deals, 1 / n_deals))
+        counts = _resample_counts(rng, groups, n_deals)
         draws[r] = _fit((counts @ flat).reshape(total.shape), theta, tol=1e-6)[0]  # ample for percentiles
     tail = (1 - level) / 2 * 100
     low, high = np.percentile(draws, [tail, 100 - tail], axis=0) if n_deals > 1 else (theta * np.nan,) * 2
     probs = win_probability(draws)
     p_low, p_high = np.percentile(probs, [tail, 100 - tail], axis=0) if n_deals > 1 else (probs[0] * np.nan,) * 2
     return Strengths(tuple(names), theta, low, high, win_probability(theta), p_low, p_high, n_deals, replicates,
-                     level, note, draws)
+                     level, note, draws, len(groups) > 1)
 
 
 # ----- seat advantage: one joint test ---------------------------------------------------------------------------
@@ -524,3 +550,95 @@ def ols_clustered(x: npt.ArrayLike, y: npt.ArrayLike, clusters: Sequence | np.nd
     beta[~flat] = fit.params
     se[~flat] = np.sqrt(np.clip(np.diag(fit.cov_params()), 0, None))  # rounding can leave -1e-20 on the diagonal
     return beta, se, int(groups.max(initial=0))
+
+
+# ----- observed head-to-head: the pairwise figure, and the strength model's fit ---------------------------------
+PAIRED_METHOD = ("observed paired P(ahead): per deal the share of the games both sat in that the row entrant finished "
+                 "ahead of the column one (exact ties half), then the mean over those deals with its 95% Student-t "
+                 "interval, stratified by lineup")
+
+
+@dataclass(frozen=True)
+class PairedAhead:
+    """How often entrant i finished ahead of entrant j in the games they shared: ``mean[i, j]`` over the deals
+    both sat in, with its interval (``low``, ``high``), deals (``deals``) and the p-value of the test of ½ (NaN
+    where the pair never met or has no interval)."""
+
+    names: tuple[str, ...]
+    mean: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    deals: np.ndarray
+    p_value: np.ndarray
+    level: float = LEVEL
+
+    def tied(self, i: int, j: int) -> bool:
+        """Are i and j indistinguishable: their interval of P(i ahead of j) holds ½ (or they never met)?"""
+        return not (self.low[i, j] > 0.5 or self.high[i, j] < 0.5)
+
+
+def _pair_values(wins: np.ndarray, i: int, j: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per deal where i and j shared a game: the share i finished ahead; and which deals those are."""
+    games = wins[:, i, j] + wins[:, j, i]
+    met = games > 0
+    return wins[met, i, j] / games[met], met
+
+
+def paired_ahead(wins: np.ndarray, names: Sequence[str], strata: npt.ArrayLike | None = None,
+                 level: float = LEVEL) -> PairedAhead:
+    """The observed head-to-head of every pair from per-deal win counts (`finish_comparisons`).
+
+    The mean over deals of the per-deal share, its `stratified_interval` by lineup (``strata``: one per deal;
+    plain without), clipped to [0, 1]. Unlike the strength model's P(ahead), it does not assume that the chance of
+    finishing ahead is the same whoever else sits at the table.
+    """
+    wins = np.asarray(wins, dtype=float)
+    k = len(names)
+    lineup = np.zeros(len(wins), np.int64) if strata is None else np.asarray(strata)
+    mean, low, high, p = (np.full((k, k), np.nan) for _ in range(4))
+    deals = np.zeros((k, k), np.int64)
+    for i in range(k):
+        for j in range(i + 1, k):
+            share, met = _pair_values(wins, i, j)
+            if not len(share):
+                continue
+            iv = stratified_interval(share - 0.5, lineup[met], level)
+            mean[i, j], mean[j, i] = iv.mean + 0.5, 0.5 - iv.mean
+            low[i, j], high[i, j] = max(0.0, iv.low + 0.5), min(1.0, iv.high + 0.5)
+            low[j, i], high[j, i] = 1 - high[i, j], 1 - low[i, j]
+            deals[i, j] = deals[j, i] = iv.n
+            p[i, j] = p[j, i] = iv.p_value
+    return PairedAhead(tuple(names), mean, low, high, deals, p, level)
+
+
+@dataclass(frozen=True)
+class FitCheck:
+    """Where the strength model's P(ahead) and the observed paired P(ahead) disagree: (i, j, model, observed,
+    adjusted p) for each such pair with i the entrant the model puts ahead; ``pairs`` tested in all."""
+
+    misfits: tuple[tuple[int, int, float, float, float], ...]
+    pairs: int
+    how: str = "holm"
+
+
+def fit_check(wins: np.ndarray, theta: npt.ArrayLike, strata: npt.ArrayLike | None = None, how: str = "holm",
+              alpha: float = ALPHA) -> FitCheck:
+    """Test, for every pair that met, whether the observed per-deal share of finishing ahead has the mean the
+    Bradley–Terry model predicts (t-test over deals, stratified by lineup), adjusted over the pairs (``how``)."""
+    wins = np.asarray(wins, dtype=float)
+    prob = win_probability(theta)
+    lineup = np.zeros(len(wins), np.int64) if strata is None else np.asarray(strata)
+    tested: list[tuple[int, int, float, float, float]] = []
+    for i in range(len(prob)):
+        for j in range(i + 1, len(prob)):
+            share, met = _pair_values(wins, i, j)
+            if len(share) < 2:
+                continue
+            a, b = (i, j) if prob[i, j] >= 0.5 else (j, i)
+            values = share if a == i else 1 - share
+            iv = stratified_interval(values - prob[a, b], lineup[met])
+            tested.append((a, b, float(prob[a, b]), float(values.mean()), iv.p_value))
+    adjusted = adjust([t[4] for t in tested], how) if tested else np.zeros(0)
+    misfits = tuple((a, b, m, o, float(q)) for (a, b, m, o, _), q in zip(tested, adjusted, strict=True)
+                    if np.isfinite(q) and q < alpha)
+    return FitCheck(misfits, len(tested), how)
