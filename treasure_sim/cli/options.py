@@ -90,7 +90,8 @@ def add_net_option(p: argparse.ArgumentParser) -> None:
     """--net: luck-adjusted net chips (the default) or raw; shared by run, sweep and report."""
     p.add_argument("--net", choices=NETS, default=DEFAULT_NET,
                    help=f"net chips luck-adjusted (the luck of the cards at every chance event, and of actions drawn "
-                        f"from a bot's declared chances, subtracted: same mean, about 10-15%% narrower intervals; "
+                        f"from a bot's declared chances, subtracted: same expected value, about 10-15%% narrower "
+                        f"intervals; "
                         f"docs/luck.md says how it was validated) or raw, as won "
                         f"(default: {DEFAULT_NET})")
 

@@ -1,9 +1,10 @@
 """Scheduling a tournament: balanced round-robin tables, duplicate deals, seat rotations, seeds, and tasks.
 
 A *deal* is one stream of cards (`game_seeds`); with ``rotate`` it is played once per
-rotation of the seats, so every entrant of the table meets the same cards from every seat and both seat
-advantage and card luck cancel. Each game depends only on (config, deal, rotation): how the games are
-cut into tasks, how many workers run them and in which order never changes a result.
+rotation of the seats, so every entrant of the table plays every seat with the same cards to start from:
+seat advantage cancels (card luck hardly does: the games diverge within a few hands). Each game depends only
+on (config, deal, rotation): how the games are cut into tasks, how many workers run them and in which order
+never changes a result.
 """
 
 from __future__ import annotations

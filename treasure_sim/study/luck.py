@@ -3,8 +3,8 @@
 At each chance event of a hand (the hole cards, the New Treasure, the shared cards 2-2-1, each Hearts draw) the
 luck of a seat is its value just after the event minus the mean of that value over every outcome the event could
 have had (every card that could have come, given everything dealt before it). Its expectation given the past is
-exactly zero whatever the value function, so ``net - luck`` has the same mean as ``net`` (unbiased), and a smaller
-spread when the value tracks what the cards did to the seat's chips. The value (`luck_values`) is the seat's
+exactly zero whatever the value function, so ``net - luck`` has the same expected value as ``net`` (unbiased), and
+a smaller spread when the value tracks what the cards did to the seat's chips. The value (`luck_values`) is the seat's
 all-cards-known share of the pots as they stand, by exact enumeration or by Monte Carlo over shuffles drawn
 independently of the game's cards (unbiased either way). Events in small pots are left uncorrected (their luck is
 a few chips at most; leaving an event out, decided before it happens, keeps the estimator unbiased).
