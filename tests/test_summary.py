@@ -28,12 +28,6 @@ BOTS = '''
 import sys
 from treasure_sim import Action, Strategy
 
-class Chatty(Strategy):
-    """A debug print on stdout: every answer of the line protocol is garbage from then on."""
-    def act(self, obs):
-        print("thinking...")
-        return Action.call()
-
 class Logger(Strategy):
     """Logs a lot on stderr, as the protocol allows, and raises now and then."""
     def act(self, obs):
@@ -46,6 +40,18 @@ class Short(Strategy):
     def act(self, obs):
         return Action.call()
 '''
+
+
+CHATTY = """
+import json, sys
+for line in sys.stdin:  # the line protocol, with one debug print on stdout per betting decision
+    request = json.loads(line)
+    if request["type"] == "act":
+        print("thinking...")
+    reply = {"action": "call"} if request["type"] == "act" else {}
+    reply["id"] = request["id"]
+    print(json.dumps(reply), flush=True)
+"""
 
 
 @pytest.fixture(scope="module")
@@ -90,13 +96,14 @@ def test_a_seat_counts_each_failed_decision_once_and_no_error_outside_a_decision
 
 
 def test_a_line_bot_that_prints_on_stdout_is_not_ranked_and_its_share_stays_under_100(tmp_path, bot_file):
+    script = tmp_path / "chatty.py"
+    script.write_text(CHATTY)
     exp = parse_toml(f"""
 name = "chatty"
 deals = 3
 table_size = 3
 [[entrants]]
-strategy = "{bot_file}:Chatty"
-isolate = true
+command = ["{sys.executable}", "{script}"]
 label = "chatty"
 [[entrants]]
 strategy = "random"
