@@ -112,6 +112,14 @@ class Table:
             raise ValueError(f"set_deck: {len(cards)} cards for a deck of {len(self._deck)}")
         self._deck = cards
 
+    def rebuild(self, deck: Sequence[int], removed: Sequence[int]) -> None:
+        """Set the deck (bottom card first) and the cards out of the game for good, for a state rebuilt from what
+        one seat sees (`resample.state_from_observation`); the caller keeps every card accounted for."""
+        self._deck = list(deck)
+        self.removed = list(removed)
+        gone = set(removed)
+        self._outside = [c for c in self._outside if c not in gone]
+
     def deck_top_first(self) -> tuple[int, ...]:
         """The deck, top card first (for tests and what-ifs; never shown to a bot)."""
         return tuple(self._deck[::-1])
