@@ -155,6 +155,12 @@ def state_from_observation(obs: Observation, rng: np.random.Generator, *, treasu
         if phase == "make_room":
             state._waiting = treasure if treasure is not None else obs.new_treasure
     else:  # steal
+        in_zones = {c for z in zones for c in z}
+        nt = obs.new_treasure
+        if under or (nt is not None and nt in in_zones):
+            h.taken = nt
+        elif nt is not None and is_joker(nt):  # its stand-in is in a zone and still in a hand or on the board
+            h.taken = next((c for c in (*h.shared, *(c for hand in h.hands for c in hand)) if c in in_zones), None)
         state._i = h.order.index(seat)
         barred = state.barred["diamonds"]
         held = {s: table.zone_suit(s, DIAMONDS) for s in h.order[state._i:]
