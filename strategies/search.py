@@ -8,8 +8,12 @@ with the best mean value (bets: a `Mixed` softmax over the values, so the engine
 - Answers tried. Bets: fold (when free only if the New Treasure is there to win), check or call, half pot, pot,
   all in (deduplicated, clamped to the limits). Spades: every subset of its Spades (up to 3; else none or all).
   Hearts: draw or stop. Joker Treasure, make_room, steal: every option.
-- Rollouts: everyone checks when free and calls a bet; Spades stay, every Hearts card is drawn, the Joker Treasure
-  is the highest card, nobody makes room or steals. Common random numbers: every answer meets the same cards.
+- Rollouts: everyone checks when free. Facing a bet it calls; the others call only with a hand whose category at
+  the end of this determinization's board (one batched evaluation per determinization) is what the bet's share of
+  the pot asks for (anything to 20%, a pair to 35%, two pair to 50%, three of a kind beyond), else fold: so a big
+  bet is called by the hands that beat it, not by everything. Spades stay, every Hearts card is drawn, the Joker
+  Treasure is the highest card, nobody makes room or steals. Common random numbers: every answer meets the same
+  cards.
 - Value, in chips, at the end of the hand: its stack, plus ``treasure_value`` per Treasure it holds less the mean
   held by the others (so a steal is worth something and a Spades move costs a Treasure), plus ``win_value`` times
   its chance to win the game: its share of the win when the hand ends the game (the deck ran out, the hand cap,
@@ -27,16 +31,17 @@ from itertools import combinations
 
 import numpy as np
 
+from treasure_sim.game import evaluator
 from treasure_sim.game.cards import SPADES, SUIT, value_of
 from treasure_sim.game.gamestate import GameState
 from treasure_sim.game.resample import state_from_observation
-from treasure_sim.game.strategy import CALL, CHECK, RAISE, Action, Mixed, Observation, Steal, Strategy
+from treasure_sim.game.strategy import CALL, CHECK, FOLD, RAISE, Action, Mixed, Observation, Steal, Strategy
 
 
 class SearchBot(Strategy):
     name = "search"
 
-    def __init__(self, iterations: int = 48, temperature: float = 1.0, treasure_value: float = 2.0,
+    def __init__(self, iterations: int = 48, temperature: float = 0.05, treasure_value: float = 2.0,
                  win_value: float = 100.0, stake_chips: float = 12.0, max_spades: int = 3) -> None:
         if iterations < 1:
             raise ValueError(f"iterations must be >= 1, got {iterations}")
@@ -50,6 +55,7 @@ class SearchBot(Strategy):
         self.max_spades = max_spades
         self.rollouts = 0  # rollouts played so far (for benchmarks)
         self.searches = 0  # decisions searched so far
+        self.asked: set[str] = set()  # the methods the engine has called (for tests)
         self._zones: tuple[int, tuple] = (-1, ())  # (hand_no, zones) at its last betting decision
         self._moved: tuple[int, tuple[int, ...]] = (-1, ())  # (hand_no, Spades it moved)
 
@@ -81,22 +87,27 @@ class SearchBot(Strategy):
         sums = [0.0] * len(answers)
         for _ in range(k):
             root = state_from_observation(obs, self.rng, moved=moved, **given)
+            strength = _final_categories(root)
             for i, answer in enumerate(answers):
                 state = root.clone() if i < len(answers) - 1 else root
                 state.apply(answer)
-                sums[i] += self._rollout(state, me)
+                sums[i] += self._rollout(state, me, strength)
         self.searches += 1
         self.rollouts += k * len(answers)
         return [s / k for s in sums]
 
-    def _rollout(self, state: GameState, me: int) -> float:
-        """Play the hand out (check or call, default Treasure steps) and value its end for ``me``."""
+    def _rollout(self, state: GameState, me: int, strength: list[int]) -> float:
+        """Play the hand out and value its end for ``me``. Everyone checks when free; facing a bet, ``me`` calls and
+        the others call only with a final hand category (``strength``) that the bet's share of the pot asks for;
+        default Treasure steps."""
         while (d := state.decision(through_hands=False)) is not None:
             kind = d.kind
             if kind == "bet":
                 lim = d.limits
                 if lim[0] == 0:
                     state.bet(CHECK, d.my_bet)
+                elif d.seat != me and strength[d.seat] < _needed(lim[0] / (state.hand.pot + lim[0])):
+                    state.bet(FOLD, d.my_bet)
                 else:
                     state.bet(CALL, d.my_bet + lim[0])
             elif kind == "spades":
@@ -129,13 +140,14 @@ class SearchBot(Strategy):
 
     # ----- betting ---------------------------------------------------------------------------------------------
     def act(self, obs: Observation) -> Action | Mixed:
+        self.asked.add("act")
         self._zones = (obs.hand_no, obs.treasures)
         answers = self._bet_answers(obs)
         if len(answers) == 1:
             return answers[0]
         k = max(1, self._budget(obs) // len(answers))
         values = self._values(obs, answers, k)
-        return self._mixed(answers, values)
+        return self._mixed(obs, answers, values)
 
     def _bet_answers(self, obs: Observation) -> list[Action]:
         free = CHECK in obs.legal
@@ -154,10 +166,12 @@ class SearchBot(Strategy):
             answers.extend(Action.raise_to(t) for t in totals)
         return answers
 
-    def _mixed(self, answers: list[Action], values: list[float]) -> Mixed:
-        """A softmax over the values at ``temperature`` chips; chances under 0.1% dropped."""
+    def _mixed(self, obs: Observation, answers: list[Action], values: list[float]) -> Mixed:
+        """A softmax over the values at ``temperature`` times the pot (with the call) in chips; chances under 0.1%
+        dropped."""
         best = max(values)
-        weights = [math.exp((v - best) / self.temperature) for v in values]
+        scale = self.temperature * max(obs.pot + obs.to_call, 1)
+        weights = [math.exp((v - best) / scale) for v in values]
         total = sum(weights)
         kept = [(a, w / total) for a, w in zip(answers, weights, strict=True) if w / total >= 1e-3]
         norm = sum(p for _, p in kept)
@@ -167,6 +181,7 @@ class SearchBot(Strategy):
 
     # ----- the Treasure steps ------------------------------------------------------------------------------------
     def move_spades(self, obs: Observation) -> list[int]:
+        self.asked.add("move_spades")
         spades = [c for c in obs.my_treasures if SUIT[c] == SPADES]
         if "spades" in obs.restricted or not spades:
             return []
@@ -181,12 +196,14 @@ class SearchBot(Strategy):
         return choice
 
     def draw_heart(self, obs: Observation) -> bool:
+        self.asked.add("draw_heart")
         answers = [True, False]
         k = max(1, self._budget(obs) // 2)
         values = self._values(obs, answers, k)
         return bool(values[0] >= values[1])
 
     def choose_joker_treasure(self, obs: Observation, options: tuple[int, ...]) -> int:
+        self.asked.add("choose_joker_treasure")
         if len(options) == 1:
             return options[0]
         values = self._values(obs, list(options), 1)
@@ -194,14 +211,37 @@ class SearchBot(Strategy):
         return max(zip(values, options, strict=True), key=lambda vc: (vc[0], value_of(vc[1], ace)))[1]
 
     def make_room(self, obs: Observation, treasure: int) -> int | None:
+        self.asked.add("make_room")
         answers: list[int | None] = [None, *obs.my_treasures]
         values = self._values(obs, answers, 1, treasure=treasure)
         return answers[int(np.argmax(values))]
 
     def steal(self, obs: Observation, options: tuple[Steal, ...]) -> Steal | None:
+        self.asked.add("steal")
         answers: list[Steal | None] = [None, *options]
         values = self._values(obs, answers, 1, options=options)
         return answers[int(np.argmax(values))]
+
+
+def _final_categories(state: GameState) -> list[int]:
+    """Per seat, the category (0 high card .. 9 five of a kind) of its hand with the whole board of this
+    determinization (the shared cards still to come are the top of its deck); -1 for a seat with no cards."""
+    h, t = state.hand, state.table
+    if h is None:
+        return [-1] * t.n
+    board = h.shared + t.deck_top_first()[:5 - len(h.shared)]
+    seats = [s for s in range(t.n) if h.hands[s]]
+    scores = evaluator.score_rows([h.hands[s] + board for s in seats], [t.wilds[s] for s in seats])
+    strength = [-1] * t.n
+    for s, c in zip(seats, evaluator.category(scores).tolist(), strict=True):
+        strength[s] = c
+    return strength
+
+
+def _needed(share: float) -> int:
+    """The least final category a rollout opponent calls with, facing a bet that is ``share`` of the pot after
+    the call: anything to a fifth, a pair to 35%, two pair to a half, three of a kind beyond."""
+    return 0 if share <= 0.2 else 1 if share <= 0.35 else 2 if share <= 0.5 else 3
 
 
 def _ends_game(state: GameState) -> bool:

@@ -18,7 +18,7 @@ from treasure_sim.game import evaluator
 from treasure_sim.game.cards import make_deck, parse_cards
 from treasure_sim.run.loader import available, load_strategy
 
-FAST = {"equity": {"rollouts": 16}, "treasure_hunter": {"rollouts": 16}}
+FAST = {"equity": {"rollouts": 16}, "treasure_hunter": {"rollouts": 16}, "search": {"iterations": 4}}
 BUILT_IN = ("calling_station", "equity", "maniac", "random", "rock", "treasure_hunter")
 
 

@@ -1,0 +1,194 @@
+"""The search player (strategies/search.py): legal and deterministic, spends nothing on forced answers, and on
+stacked positions uses a power where using it clearly wins, declines it where declining clearly wins, and bets
+sanely."""
+
+from __future__ import annotations
+
+import numpy as np
+from conftest import stacked
+
+from strategies.search import SearchBot
+from treasure_sim import Action, Game, GameState, Mixed, RuleSet, load_strategy
+from treasure_sim.game.cards import format_card, make_deck, parse_cards
+
+SEED = 11
+
+
+def searcher(n: int, rules: RuleSet, iterations: int = 64, seat: int = 0) -> SearchBot:
+    bot = SearchBot(iterations=iterations)
+    bot.setup(seat, n, rules, np.random.default_rng(SEED))
+    return bot
+
+
+def reach(state: GameState, kind: str, seat: int = 0, answers: dict | None = None):
+    """Step ``state`` until ``seat`` is asked ``kind``: bets checked or called unless ``answers`` (a per-seat list of
+    Actions, used in order) says otherwise; every other question gets its default."""
+    answers = {s: list(a) for s, a in (answers or {}).items()}
+    while (d := state.decision()) is not None:
+        if d.kind == kind and d.seat == seat:
+            return d
+        if d.kind == "bet":
+            mine = answers.get(d.seat)
+            state.apply(mine.pop(0) if mine else Action.check() if d.limits.to_call == 0 else Action.call())
+        else:
+            state.apply(d.default if d.kind != "spades" else [])
+    raise AssertionError(f"seat {seat} was never asked {kind}")
+
+
+def chance(answer, kind: str) -> float:
+    """The chance a betting answer (an Action or a Mixed) gives actions of ``kind``."""
+    if isinstance(answer, Action):
+        return float(answer.kind == kind)
+    return sum(p for a, p in zip(answer.actions, answer.chances, strict=True) if a.kind == kind)
+
+
+# ----- legal, deterministic, cheap where nothing is at stake -----------------------------------------------------
+def test_it_plays_whole_games_legally_and_the_same_game_twice_for_a_seed() -> None:
+    rules = RuleSet(max_hands=12)
+    results = []
+    for _ in range(2):
+        bots = [load_strategy("search"), load_strategy("equity", rollouts=16),
+                load_strategy("treasure_hunter", rollouts=16), load_strategy("maniac")]
+        result = Game(bots, rules, seed=5, strict=True).play()
+        assert all(not e for e in result.errors)
+        results.append((result.final_money, [r.actions for r in result.hands]))
+        assert bots[0].searches > 10
+    assert results[0] == results[1]
+
+
+def test_it_plays_every_question_under_variants() -> None:
+    """Zones full, steals, Jokers, fixed and pot limit: every question answered, nothing illegal (strict games)."""
+    rng = np.random.default_rng(4)
+    asked: set[str] = set()
+    for g in range(6):
+        rules = RuleSet(max_hands=10, zone_limit=2 if g % 2 else 0, at_limit="choose",
+                        betting=("no-limit", "pot-limit", "fixed-limit")[g % 3], starting_money=30)
+        cards = rng.permutation(52)[:12].tolist()
+        treasures = {s: [format_card(c) for c in cards[3 * s: 3 * s + (2 if g % 2 else 3)]] for s in range(4)}
+        bots = [SearchBot(iterations=8), SearchBot(iterations=8), load_strategy("treasure_hunter", rollouts=8),
+                load_strategy("maniac")]
+        result = Game(bots, rules, seed=g, treasures=treasures, strict=True).play()
+        assert all(not e for e in result.errors)
+        for bot in bots[:2]:
+            asked.update(bot.asked)
+    assert {"act", "move_spades", "draw_heart", "steal"} <= asked, asked
+
+
+def test_its_bets_are_mixed_chances_over_legal_actions() -> None:
+    state = GameState.new(3, RuleSet(), 2)
+    d = reach(state, "bet", 0)
+    answer = searcher(3, state.rules).act(state.observation(d))
+    assert isinstance(answer, Mixed) and abs(sum(answer.chances) - 1) < 1e-9
+    state.clone().apply(answer)  # legal: the state checks it
+
+
+def test_it_spends_nothing_on_forced_answers_and_less_on_small_pots() -> None:
+    rules = RuleSet(new_treasure=False)
+    state = GameState.new(2, rules, 1, money=[100, 5], dealer=1)  # seat 1 can only go all in for 4
+    d = reach(state, "bet", 1, answers={0: [Action.raise_to(50)]})
+    bot = searcher(2, rules, seat=1)
+    bot.act(state.observation(d))
+    assert bot.rollouts > 0  # fold or call: a real question
+    small = GameState.new(3, RuleSet(), 2)
+    bot = searcher(3, small.rules)
+    bot.act(small.observation(reach(small, "bet", 0)))
+    cheap = bot.rollouts
+    big = GameState.new(3, RuleSet(), 2)
+    d = reach(big, "bet", 0, answers={1: [Action.raise_to(30)], 2: [Action.call()]})  # seat 0 acts after both
+    bot = searcher(3, big.rules)
+    bot.act(big.observation(d))
+    assert cheap < bot.rollouts
+    # nothing to decide: no raise possible, nothing to win by folding
+    forced = GameState.new(2, rules, 1, money=[100, 1], dealer=1)  # seat 1 is all in with its ante
+    d = reach(forced, "bet", 0)
+    assert d.options == ("fold", "check")
+    bot = searcher(2, rules)
+    assert bot.act(forced.observation(d)) == Action.check() and bot.rollouts == 0
+
+
+# ----- stacked positions: the powers ---------------------------------------------------------------------------
+def test_it_moves_a_spade_that_makes_its_hand_and_keeps_one_that_adds_nothing() -> None:
+    rules = RuleSet()
+    hole = {0: "Ah 7c", 1: "Kd Kc"}
+    # a pair of aces with the As (the board gives it nothing), in a pot of 42
+    deck = stacked(2, hole, dealer=1, new="6d", shared="2c 5h 9s Jd 3d")
+    state = GameState.new(2, rules, 3, deck=deck, treasures={0: "As"}, dealer=1)
+    d = reach(state, "spades", 0, answers={0: [Action.raise_to(20)]})
+    assert searcher(2, rules).move_spades(state.observation(d)) == [parse_cards("As")[0]]
+    # a royal flush already: the As adds nothing, and keeping it keeps a Treasure
+    deck = stacked(2, {0: "Kh Qh", 1: "Kd Kc"}, dealer=1, new="6d", shared="Ah Jh Th 2c 3d")
+    state = GameState.new(2, rules, 3, deck=deck, treasures={0: "As"}, dealer=1)
+    d = reach(state, "spades", 0, answers={0: [Action.raise_to(20)]})
+    assert searcher(2, rules).move_spades(state.observation(d)) == []
+
+
+def test_it_draws_a_hearts_card_that_can_only_help() -> None:
+    rules = RuleSet()
+    deck = stacked(2, {0: "7c 9c", 1: "Ks Qd"}, dealer=1, new="6d", shared="Kd 9d 4c Jh 3s")
+    state = GameState.new(2, rules, 3, deck=deck, treasures={0: "7h"}, dealer=1)
+    d = reach(state, "hearts", 0, answers={0: [Action.raise_to(20)]})
+    assert searcher(2, rules).draw_heart(state.observation(d)) is True
+
+
+def empty_deck_position(money: list[int]) -> tuple[GameState, object]:
+    """Heads-up, no Jokers, every card not in this hand in a Treasure Zone (the Hearts in seat 0's): the deck is
+    empty when Hearts draws begin, so a draw ends the game (rulings §7) and declining lets it go on."""
+    rules = RuleSet(jokers=0)
+    hole = {0: "7c 2d", 1: "Ks Qd"}
+    board = "Kd 9d 4c Jh 3s"
+    deck = stacked(2, hole, dealer=1, new="6d", shared=board)
+    used = set(parse_cards(deck).tolist())
+    rest = [c for c in make_deck(0) if c not in used]
+    hearts = [c for c in rest if format_card(c)[1] == "h"]  # all its own: seat 1 has no Hearts turn to end it
+    treasures = {0: [format_card(c) for c in hearts], 1: [format_card(c) for c in rest if c not in hearts]}
+    state = GameState.new(2, rules, 3, deck=deck, treasures=treasures, money=money, dealer=1)
+    d = reach(state, "hearts", 0)
+    assert state.table.deck_size == 0
+    return state, d
+
+
+def test_it_declines_a_hearts_draw_that_would_end_the_game_while_it_is_behind() -> None:
+    state, d = empty_deck_position([60, 140])
+    assert searcher(2, state.rules).draw_heart(state.observation(d)) is False
+    state, d = empty_deck_position([140, 60])  # ahead: ending the game now wins it
+    assert searcher(2, state.rules).draw_heart(state.observation(d)) is True
+
+
+def test_it_steals_when_it_can() -> None:
+    rules = RuleSet()
+    deck = stacked(2, {0: "7c 2d", 1: "Ks Qd"}, dealer=1, new="6d", shared="Kd 9s 4c Jh 3s")
+    state = GameState.new(2, rules, 3, deck=deck, treasures={0: "Td", 1: "Qc 8h"}, dealer=1)
+    d = reach(state, "steal", 0)
+    bot = searcher(2, rules)
+    options = tuple(o for o in d.options if o is not None)
+    assert bot.steal(state.observation(d), options) in options
+
+
+# ----- stacked positions: betting ------------------------------------------------------------------------------
+def river(hole0: str, shove: bool) -> tuple[GameState, object]:
+    """Heads-up on the river, seat 0 to act: facing an all-in of 99 into a pot of 2, or checked to."""
+    rules = RuleSet()
+    deck = stacked(2, {0: hole0, 1: "9c 8c"}, dealer=1, new="6d", shared="Ah Jh Th 2c 3d")
+    state = GameState.new(2, rules, 3, deck=deck, dealer=1)
+    for _ in range(3):  # rounds 0-2: both check
+        reach(state, "bet", 1)
+        state.apply(Action.check())
+    d = reach(state, "bet", 0)
+    if shove:
+        state.apply(Action.check())
+        d = state.decision()
+        state.apply(Action.raise_to(99))
+        d = reach(state, "bet", 0)
+    return state, d
+
+
+def test_it_calls_with_the_nuts_and_folds_junk_to_a_huge_bet() -> None:
+    state, d = river("Kh Qh", shove=True)  # a royal flush
+    assert chance(searcher(2, state.rules).act(state.observation(d)), "call") > 0.99
+    state, d = river("7c 4s", shove=True)  # seven high, no draw left
+    assert chance(searcher(2, state.rules).act(state.observation(d)), "fold") > 0.9
+
+
+def test_it_bets_the_nuts_when_checked_to() -> None:
+    state, d = river("Kh Qh", shove=False)
+    assert chance(searcher(2, state.rules).act(state.observation(d)), "raise") > 0.9
