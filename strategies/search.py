@@ -41,7 +41,7 @@ from treasure_sim.game.strategy import CALL, CHECK, FOLD, RAISE, Action, Mixed, 
 class SearchBot(Strategy):
     name = "search"
 
-    def __init__(self, iterations: int = 48, temperature: float = 0.05, treasure_value: float = 2.0,
+    def __init__(self, iterations: int = 200, temperature: float = 0.05, treasure_value: float = 2.0,
                  win_value: float = 100.0, stake_chips: float = 12.0, max_spades: int = 3) -> None:
         if iterations < 1:
             raise ValueError(f"iterations must be >= 1, got {iterations}")
