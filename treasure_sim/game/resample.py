@@ -17,6 +17,9 @@ What one observation cannot tell, and what is assumed instead (pass what the sea
   this hand): as many unseen cards as the deck size leaves over, Diamonds first where spent Diamonds leave the game.
 - Other seats' restrictions (restricted play): none. Its own are in the observation.
 - The votes before its own (keep_playing): all to go on.
+- In the steal step (step 16), seen cards that went back under the deck cannot always be placed (a New Treasure
+  or a Joker's stand-in spent or stolen on since): the deck is then short by as many cards. Nothing is drawn
+  before the reshuffle of step 17, which counts the cards afresh, so the rest of the game is unchanged.
 - The make_room question's waiting card is not in the observation: ``treasure`` (the method's argument) gives it.
   The Diamonds a seat held when step 16 began: ``options`` (the steal question's options) give its own.
 """
@@ -100,6 +103,8 @@ def state_from_observation(obs: Observation, rng: np.random.Generator, *, treasu
         if spare < 0 and nt is not None and is_joker(nt) and taker in hidden_seats and zones[taker] \
                 and zones[taker][-1] not in obs.shared:
             pinned[taker], spare = zones[taker][-1], spare + 1  # its choice came from its own hole cards
+    if spare < 0 and phase == "steal":  # deck cards it cannot place: the deck is short (see the module notes)
+        spare = 0
     if spare < 0:
         raise ValueError(f"the observation shows too many cards: {len(unseen)} unseen for {len(hidden_seats)} "
                          f"hidden hands and a deck of {obs.deck_size}")
