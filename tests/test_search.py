@@ -52,7 +52,7 @@ def test_it_plays_whole_games_legally_and_the_same_game_twice_for_a_seed() -> No
         result = Game(bots, rules, seed=5, strict=True).play()
         assert all(not e for e in result.errors)
         results.append((result.final_money, [r.actions for r in result.hands]))
-        assert bots[0].searches > 10
+        assert bots[0].searches >= 5
     assert results[0] == results[1]
 
 
