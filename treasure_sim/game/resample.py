@@ -151,8 +151,9 @@ def state_from_observation(obs: Observation, rng: np.random.Generator, *, treasu
     h._view = None
     state.hand = h
     state.phase = phase
+    state._in = h.contenders()  # from step 11 on, nobody folds
     if phase in ("spades", "hearts"):
-        state._i = h.contenders().index(seat)
+        state._i = state._in.index(seat)
         if phase == "hearts":
             state._hearts = _hearts_turn(state, seat)
     elif phase in ("joker_treasure", "make_room"):
