@@ -13,9 +13,11 @@ def test_bench_engine_prints_hands_and_games_per_second(capsys):
     assert main(["--hands", "60", "--repeat", "1", "--players", "3", "--bots", "random,calling,mixed"]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
     assert lines[0].startswith("load average before") and lines[-1].startswith("load average after")
-    rates = lines[1:-1]
+    rates = [line for line in lines[1:-1] if not line.lstrip().startswith("integrity:")]
     assert [line.split()[0] for line in rates] == ["random", "calling", "mixed"]
     assert all(re.search(r"[\d,]+ hands/s, [\d.,]+ games/s", line) for line in rates)
+    assert re.search(r"integrity: mixed x3 [\d,]+ hands/s without the checks .* they take -?\d+% of the time",
+                     lines[-2])
 
 
 def test_bench_engine_compares_with_rlcard_when_installed(capsys):

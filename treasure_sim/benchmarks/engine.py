@@ -15,6 +15,9 @@ Run: ``treasure-sim bench engine [--hands 20000] [--players 4] [--seed 0] [--rep
   ``rlcard-game``: the same on rlcard's bare game engine (no agents, no RL state encoding), the
   stricter comparison. A last line says how many times faster ``mixed`` is than each.
 
+An ``integrity`` line plays the mixed policy with and without the engine's checks after every hand
+(``treasure_sim/game/integrity.py``), runs alternated, and says what share of the time they take.
+
 Games go through ``play_game`` with its defaults (so shown quintets are named only on demand;
 ``--quintets`` names each at once). Rates are per CPU-second of this process, the best of
 ``--repeat`` runs, which stays meaningful when other jobs share the machine; the wall-clock rate
@@ -215,6 +218,28 @@ def rlcard_installed() -> bool:
     return True
 
 
+def integrity_cost(hands: int, players: int, seed: int, repeat: int) -> tuple[float, float]:
+    """Hands per CPU-second of the mixed policy without and with the integrity checks after every hand
+    (`treasure_sim.game.integrity`), runs alternated, the best of ``repeat`` each."""
+    from treasure_sim.game import engine
+
+    checked = engine.check_hand
+    best = {False: 0.0, True: 0.0}
+    try:
+        for _ in range(repeat):
+            for on in (False, True):
+                engine.check_hand = checked if on else _no_check  # type: ignore[assignment]
+                r = run("mixed", hands, players, seed, False)
+                best[on] = max(best[on], r["hands"] / r["cpu"])
+    finally:
+        engine.check_hand = checked
+    return best[False], best[True]
+
+
+def _no_check(*args: Any) -> None:
+    pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="treasure-sim bench engine", description=__doc__.split("\n")[0])
     parser.add_argument("--hands", type=int, default=20_000, help="hands per line (whole games, so a few more)")
@@ -252,6 +277,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{bot:>11} x{args.players}: {r['hands']:,} hands, {r['games']:,} games in {r['cpu']:.2f} CPU s: "
               f"{rates[bot]:,.0f} hands/s, {r['games'] / r['cpu']:,.1f} games/s "
               f"(wall {r['hands'] / r['wall']:,.0f} hands/s){' with quintets' if args.quintets else ''}")
+    if "mixed" in rates:
+        without, with_ = integrity_cost(args.hands, args.players, args.seed, args.repeat)
+        print(f"  integrity: mixed x{args.players} {without:,.0f} hands/s without the checks after every hand, "
+              f"{with_:,.0f} with them: they take {1 - with_ / without:.0%} of the time (runs alternated)")
     for other in RLCARD:
         if "mixed" in rates and other in rates:
             print(f"   mixed policy: {rates['mixed'] / rates[other]:.1f}x {other} (rlcard's no-limit Hold'em"
