@@ -311,3 +311,46 @@ def test_arms_are_read_from_what_they_change(name, changes, expected):
 
     arm = causal.classify(VariantEntry(name, name, changes, f"x.{name}", "f", 1))
     assert (arm.kind, arm.entrant, arm.what, arm.group) == expected
+
+
+def test_a_ladder_rung_that_is_the_base_is_not_played_again_and_one_bar_counts_every_arm(tmp_path, monkeypatch,
+                                                                                         capsys):
+    """The rung whose settings are the base's plays the base's games: its arm points at the base's folder
+    (the games of a deal do not depend on the arm's name), and one progress bar runs over all the arms."""
+    from treasure_sim.run import execute
+
+    study = parse_balance(config(entrants=[{"strategy": "maniac", "params": {"all_in_chance": 0.2}},
+                                           *FAST[:3]],
+                                 balance={"ladder": {"entrant": "maniac", "param": "all_in_chance",
+                                                     "values": [0.0, 0.2], "deals": 4}}))
+    assert study.same_games() == {"ladder.base.all_in_chance-0.2": "base"}
+    bars = []
+    real = execute.Progress
+
+    class Counting(real):  # type: ignore[misc, valid-type]
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            bars.append(self)
+
+    monkeypatch.setattr(execute, "Progress", Counting)
+    out = tmp_path / "s"
+    report = run_sweep(study, out, workers=1, progress=False)
+    assert report.status == "complete"
+    assert len(bars) == 1 and bars[0].total == (6 + 4) and bars[0].done == bars[0].total  # base 6, one rung 4
+    assert not (out / "ladder.base.all_in_chance-0.2").exists()
+    on_disk = causal.read_study(out)
+    rung = next(a for a in on_disk.arms if a.name == "ladder.base.all_in_chance-0.2")
+    assert rung.dir == "base" and rung.deals == 4
+    base = on_disk.games(on_disk.base)
+    assert on_disk.games(rung).equals(base[base["deal_id"] < 4].reset_index(drop=True))
+    capsys.readouterr()
+    assert main(["verify", str(out)]) == 0
+    assert capsys.readouterr().out.count(": ok,") == 2  # base and the other rung, each checked once
+    # the games are the same as those of the rung played on its own
+    alone = run_experiment(study.experiment(study.variant("ladder.base.all_in_chance-0.2")), tmp_path / "alone",
+                           workers=1, progress=False)
+    keep = ["game_id", "deal_id", "seat", "entrant", "final_money", "hands_played", "end_reason"]
+    assert games_of(alone.out)[keep].sort_values(["game_id", "seat"]).reset_index(drop=True).equals(
+        on_disk.games(rung).merge(games_of(out / "base")[["game_id", "seat", "final_money"]],
+                                  on=["game_id", "seat"])[keep].sort_values(["game_id", "seat"])
+        .reset_index(drop=True))

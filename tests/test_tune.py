@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -124,3 +125,54 @@ def test_the_median_interval_covers_a_planted_median(monkeypatch):
         e = targets.median_hands(games, seed=int(rng.integers(1 << 30)))
         covered += e.low <= truth <= e.high
     assert abs(covered / repeats - 0.95) < 0.06
+
+
+def test_too_small_a_budget_is_warned_about_with_what_would_do():
+    """The issue's case: 13 candidates on a budget of 80 get 2 deals each in round 1, and 8 are dropped on that."""
+    from pathlib import Path
+
+    from treasure_sim.design.tune import MIN_FIRST_DEALS, load_tuning
+
+    ending = load_tuning(Path(__file__).parent.parent / "experiments" / "tune_ending.toml", check_strategies=False)
+    assert ending.warning() is None  # its own budget, 1,500 deals: 28 deals a candidate in round 1
+    small = dataclasses.replace(ending, budget=80)
+    warning = small.warning()
+    assert warning is not None and "13 candidates" in warning and "each on 2 deals" in warning
+    assert "drops 8 of them" in warning
+    need = int(warning.rsplit("--budget ", 1)[1].rstrip(")"))
+    assert dataclasses.replace(ending, budget=need).rounds()[0][1] >= MIN_FIRST_DEALS
+    assert dataclasses.replace(ending, budget=need).warning() is None
+
+
+def test_the_budget_flag_the_warning_and_every_round_s_drops_are_told(tmp_path, capsys):
+    config = tmp_path / "tune.toml"
+    config.write_text(PLANTED)
+    assert main(["tune", str(config), "--out", str(tmp_path / "o"), "--workers", "1", "--budget", "20"]) == 0
+    captured = capsys.readouterr()
+    assert "budget 20 is too small for 5 candidates: round 1 plays each on 2 deals and drops 3" in captured.err
+    assert "round 1 on 2 deals: kept max_hands-20, max_hands-10; dropped max_hands-5" in captured.err
+    assert captured.out.startswith("warning: budget 20 is too small")
+    assert "**Warning:** budget 20" in (tmp_path / "o" / "report.md").read_text()
+    assert read_tune(tmp_path / "o").warning.startswith("budget 20")
+
+
+def test_a_round_reports_its_progress_over_every_candidate(tmp_path):
+    """One bar over the round's games: `on_round` hears every candidate's experiment before the round plays,
+    and a shared `Progress` counts the games of all of them."""
+    from treasure_sim.cli.tune import _on_disk
+    from treasure_sim.run.execute import Progress
+
+    tuning = dataclasses.replace(parse_tuning(toml_table(PLANTED)), budget=40)
+    rounds, bars = [], []
+
+    def on_round(number, jobs):
+        rounds.append((number, [(exp.deals, folder.name) for exp, folder in jobs]))
+        held = sum(_on_disk(folder, exp.games) for exp, folder in jobs)  # played in earlier rounds
+        bars.append(Progress(f"round {number}", sum(exp.games for exp, _ in jobs), held, False))
+
+    def play(exp, folder):
+        run_experiment(exp, folder, workers=1, progress=bars[-1])
+
+    tune(tuning, tmp_path / "t", play=play, on_round=on_round)
+    assert [n for n, _ in rounds] == [1, 2, 3] and len(rounds[0][1]) == 5
+    assert all(bar.done == bar.total for bar in bars) and bars[1].first > 0

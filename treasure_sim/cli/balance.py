@@ -30,8 +30,10 @@ def cmd_balance(args: argparse.Namespace) -> int:
 
     study = load_balance(args.config)
     study = study.replace(deals=args.deals, seed=args.seed, decision_timeout=args.decision_timeout)
-    games = sum(study.experiment(v).games for v in study.variants)
-    print(f"{study.name}: {count(len(study.variants), 'arm')}, {games:,} games", flush=True)
+    same = study.same_games()
+    games = sum(study.experiment(v).games for v in study.variants if v.name not in same)
+    reused = f" ({', '.join(f'{a} = {b}' for a, b in same.items())}: the same games, played once)" if same else ""
+    print(f"{study.name}: {count(len(study.variants), 'arm')}, {games:,} games{reused}", flush=True)
     report = execute(args, study.name, functools.partial(run_sweep, study))
     if report is None:
         return 130

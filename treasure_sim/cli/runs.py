@@ -266,11 +266,13 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if report is None:
         return 130
     runs = dict(report.runs)
+    same = sweep.same_games()
     table = [("variant", "changes", "games", "this run")]
     for v in sweep.variants:
         r = runs.get(v.name)
         mark = " (baseline)" if v.name == sweep.baseline else ""
         table.append((v.name + mark, v.describe(), str(r.games_done if r else 0),
+                      f"the games of {same[v.name]}" if v.name in same else
                       f"{r.games_run} in {r.seconds:.0f} s" if r else "-"))
     from ..study.summary import text_table
 
@@ -300,7 +302,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if is_sweep_dir(args.dir):
         manifest = read_manifest(args.dir)
         assert manifest is not None
-        folders = [args.dir / v.dir for v in manifest.variants if (args.dir / v.dir / "manifest.json").exists()]
+        folders = list(dict.fromkeys(args.dir / v.dir for v in manifest.variants  # variants may share a folder
+                                     if (args.dir / v.dir / "manifest.json").exists()))
     else:
         folders = [args.dir]
     checks = [verify(folder) for folder in folders]

@@ -29,6 +29,7 @@ from ..study.targets import METRICS, Target, load_games
 MANIFEST = "tune.json"
 TUNE_KEYS = ("budget", "eta", "knobs", "candidates", "targets", "first_deals")
 TARGET_KEYS = ("metric", "at_least", "at_most", "between", "better", "worse")
+MIN_FIRST_DEALS = 10  # fewer deals a candidate in round 1 and `tune` warns that the budget is too small
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +63,27 @@ class Tuning:
 
     def experiment(self, candidate: Variant, deals: int) -> Experiment:
         return variant_experiment(self.base, candidate).replace(deals=deals)
+
+    def spent(self) -> int:
+        """Deals the planned rounds play in all (the budget, unless the first round's floor raises it)."""
+        plan = self.rounds()
+        return sum(n * (d - (plan[r - 1][1] if r else 0)) for r, (n, d) in enumerate(plan))
+
+    def warning(self) -> str | None:
+        """Why the budget is too small, in one line (None when it is not): round 1 then judges candidates on so few
+        deals that an interval says next to nothing, and drops most of them on that."""
+        plan = self.rounds()
+        first = plan[0][1]
+        dropped = plan[0][0] - plan[1][0] if len(plan) > 1 else 0
+        if first >= MIN_FIRST_DEALS and self.spent() <= self.budget:
+            return None
+        unit = self.spent() // first
+        need = unit * MIN_FIRST_DEALS
+        over = f"; the plan spends {self.spent():,} deals, more than the budget" if self.spent() > self.budget else ""
+        drops = f" and drops {dropped} of them on that" if dropped else ""
+        return (f"budget {self.budget:,} is too small for {len(self.candidates)} candidates: round 1 plays each on "
+                f"{first} deal{'s' * (first != 1)}{drops}{over}. A budget of at least "
+                f"{need:,} gives every candidate {MIN_FIRST_DEALS} deals in round 1 (--budget {need})")
 
 
 def load_tuning(path: str | Path, *, check_strategies: bool = True) -> Tuning:
@@ -174,6 +196,7 @@ class TuneReport:
     rounds: list[list[Measured]]  # every round's measurements, best first
     status: str
     changes: dict[str, dict[str, Any]]  # candidate -> the rule fields it sets
+    warning: str = ""  # why the budget was too small, if it was (`Tuning.warning`)
 
     @property
     def final(self) -> list[Measured]:
@@ -186,8 +209,14 @@ class TuneReport:
 
 
 def tune(tuning: Tuning, out: str | Path, *, play: Callable[[Experiment, Path], Any],
-         tell: Callable[[str], None] = lambda _: None) -> TuneReport:
-    """Race the candidates (see the module docstring); ``play(experiment, folder)`` runs or resumes one folder."""
+         tell: Callable[[str], None] = lambda _: None,
+         on_round: Callable[[int, list[tuple[Experiment, Path]]], None] | None = None) -> TuneReport:
+    """Race the candidates (see the module docstring); ``play(experiment, folder)`` runs or resumes one folder.
+
+    ``tell`` hears the plan, a warning when the budget is too small (`Tuning.warning`), and after each round
+    which candidates it kept and which it dropped; ``on_round(number, [(experiment, folder), ...])`` is called
+    before a round plays (the command shows one progress bar over the round's games with it).
+    """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     names = {c.name: c for c in tuning.candidates}
@@ -197,26 +226,42 @@ def tune(tuning: Tuning, out: str | Path, *, play: Callable[[Experiment, Path], 
               "budget": tuning.budget, "eta": tuning.eta, "targets": [t.label for t in tuning.targets],
               "candidates": {c.name: c.changes() for c in tuning.candidates}, "rounds": []}
     status = "interrupted"
+    plan = tuning.rounds()
+    tell(f"{tuning.name}: {len(tuning.candidates)} candidates, {len(plan)} rounds (candidates x deals each: "
+         + ", ".join(f"{n} x {d}" for n, d in plan) + f"), {tuning.spent():,} deals of a budget of {tuning.budget:,}")
+    warning = tuning.warning()
+    if warning:
+        record["warning"] = warning
+        tell(f"warning: {warning}")
     try:
-        for number, (keep, deals) in enumerate(tuning.rounds(), start=1):
+        for number, (keep, deals) in enumerate(plan, start=1):
             alive = alive[:keep]
             tell(f"round {number}: {len(alive)} candidate(s) x {deals} deals")
-            measured = []
+            jobs = []
             for candidate in alive:
                 folder = out / candidate.name
                 held = read_manifest(folder)  # a resumed tuning: later rounds may have played more already
-                play(tuning.experiment(candidate, max(deals, held.deals if held else 0)), folder)
+                jobs.append((tuning.experiment(candidate, max(deals, held.deals if held else 0)), folder))
+            if on_round is not None:
+                on_round(number, jobs)
+            measured = []
+            for candidate, (experiment, folder) in zip(alive, jobs, strict=True):
+                play(experiment, folder)
                 measured.append(measure(tuning, candidate, folder, deals))
             measured.sort(key=_rank)
             rounds.append(measured)
             record["rounds"].append({"deals": deals, "measured": [dataclasses.asdict(m) for m in measured]})
             _write(out, record)
             alive = [names[m.name] for m in measured]
+            if number < len(plan):
+                kept = plan[number][0]
+                tell(f"round {number} on {deals} deals: kept {', '.join(m.name for m in measured[:kept])}; dropped "
+                     + ", ".join(f"{m.name} (shortfall {m.shortfall:.3g})" for m in measured[kept:]))
         status = "complete"
     finally:
         record.update(status=status, updated=now())
         _write(out, record)
-    return TuneReport(out, rounds, status, record["candidates"])
+    return TuneReport(out, rounds, status, record["candidates"], warning or "")
 
 
 def _write(out: Path, record: dict[str, Any]) -> None:
@@ -231,4 +276,4 @@ def read_tune(path: str | Path) -> TuneReport:
     """A tuning folder's record as a report (for `treasure-sim report`)."""
     data = json.loads((Path(path) / MANIFEST).read_text(encoding="utf-8"))
     rounds = [[Measured(**m) for m in r["measured"]] for r in data["rounds"]]
-    return TuneReport(Path(path), rounds, data.get("status", "?"), data.get("candidates", {}))
+    return TuneReport(Path(path), rounds, data.get("status", "?"), data.get("candidates", {}), data.get("warning", ""))

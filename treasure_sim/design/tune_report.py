@@ -47,6 +47,7 @@ def markdown(report: TuneReport) -> str:
     best = recommended(report)
     lines = [f"# Tuning: {report.out.name}", "",
              f"Status: {report.status}; {len(report.rounds)} round(s), {len(final)} candidate(s) tried.", "",
+             *([f"**Warning:** {report.warning}.", ""] if report.warning else []),
              "Every figure has its 95% interval (✓ the whole interval meets the target, ✗ it misses it wholly, "
              "? uncertain: more deals would tell). A p-value target (seat_p) is judged on the p-value itself: a "
              "high p says no seat advantage was detected, not that there is none.", "",

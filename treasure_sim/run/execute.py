@@ -76,6 +76,7 @@ class Progress:
 
     def __init__(self, name: str, total: int, done: int, show: bool | None, every: float = 10.0) -> None:
         self.name, self.total, self.done, self.every = name, total, done, every
+        self.stage = ""  # a sweep's bar, shared by its variants: which one is playing
         terminal = sys.stderr.isatty()
         self.bar = tqdm(total=total, initial=done, unit="game", desc=name, file=sys.stderr, dynamic_ncols=True,
                         smoothing=0.05, disable=not (terminal if show is None else show and terminal))
@@ -87,6 +88,9 @@ class Progress:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
         self.bar.close()
 
     def update(self, games: int) -> None:
@@ -100,11 +104,17 @@ class Progress:
             if self.lines:
                 print(f"treasure-sim: {line}", file=sys.stderr, flush=True)
 
+    def at_stage(self, stage: str) -> None:
+        """Name the part now playing (``arm 3 of 28: power.equity.clubs``) on one bar over all the parts."""
+        self.stage = stage
+        self.bar.set_description(f"{self.name} ({stage})" if stage else self.name)
+
     def line(self, at: float) -> str:
         rate = (self.done - self.first) / max(at - self.start, 1e-9)
         left = (self.total - self.done) / rate if rate > 0 else float("inf")
-        return (f"{self.name}: {self.done:,} of {self.total:,} games ({self.done / self.total:.0%}), "
-                f"{rate:,.1f} games/s, about {_duration(left)} left")
+        stage = f" (now {self.stage})" if self.stage else ""
+        return (f"{self.name}: {self.done:,} of {self.total:,} games ({self.done / max(self.total, 1):.0%}), "
+                f"{rate:,.1f} games/s, about {_duration(left)} left{stage}")
 
 
 def _duration(seconds: float) -> str:
@@ -132,13 +142,14 @@ class RunReport:
 
 
 def run_experiment(exp: Experiment, out: str | Path, *, workers: int | None = None, executor: str = "process",
-                   scheduler: str | None = None, overwrite: bool = False, progress: bool | None = None,
+                   scheduler: str | None = None, overwrite: bool = False, progress: bool | Progress | None = None,
                    strict: bool = False, on_part: Callable[[TaskResult], None] | None = None,
                    histories: int = 0) -> RunReport:
     """Play every game of ``exp`` not yet in ``out``, writing parts as tasks finish.
 
     ``histories``: the games with game_id below it also go to ``out/histories/`` as PHH (`histories.py`).
-    ``progress``: None shows the bar only on a terminal. ``strict``: stop at a bot's first error with a
+    ``progress``: None shows the bar only on a terminal; a `Progress` is a bar shared with other runs (a sweep's
+    variants, a tuning round's candidates), which this run advances. ``strict``: stop at a bot's first error with a
     `BotFailure` naming it (parts already written stay). ``on_part`` is called after each part is written
     (a test hook: raising KeyboardInterrupt there is a Ctrl-C at that moment).
     """
@@ -169,7 +180,7 @@ def _run_manifest(exp: Experiment, old: Manifest | None) -> Manifest:
 
 
 def _run(exp: Experiment, results: ResultsDir, manifest: Manifest, pending: list[tuple[int, int]],
-         backend: ProcessBackend | DaskBackend, progress: bool | None,
+         backend: ProcessBackend | DaskBackend, progress: bool | Progress | None,
          on_part: Callable[[TaskResult], None] | None, strict: bool, histories: int = 0) -> RunReport:
     pending_deals = sum(b - a for a, b in pending)
     size = deals_per_task(pending_deals, exp.rotations, backend.workers)
@@ -185,8 +196,9 @@ def _run(exp: Experiment, results: ResultsDir, manifest: Manifest, pending: list
     start = time.perf_counter()
     status, errors = "failed", 0
     try:
-        with Progress(exp.name, exp.games, start_done, progress) as bar, \
-                contextlib.closing(backend.run(tasks)) as stream:
+        own: contextlib.AbstractContextManager[Progress] = contextlib.nullcontext(progress) \
+            if isinstance(progress, Progress) else Progress(exp.name, exp.games, start_done, progress)
+        with own as bar, contextlib.closing(backend.run(tasks)) as stream:
             for result in stream:
                 write_histories(results.path, result.histories)  # before the part: a recorded part has its files
                 part = results.write_part(result.first_deal, result.end_deal, result.tables)
@@ -217,6 +229,12 @@ def _run(exp: Experiment, results: ResultsDir, manifest: Manifest, pending: list
 
 
 # ----- sweeps ----------------------------------------------------------------------------------------------
+def _games_on_disk(folder: Path, games: int) -> int:
+    """Games a variant's folder already holds (at most ``games``), for the sweep's progress bar."""
+    manifest = read_manifest(folder) if (folder / "manifest.json").exists() else None
+    return min(manifest.games_done, games) if manifest is not None else 0
+
+
 @dataclass(frozen=True, slots=True)
 class SweepReport:
     """How a sweep ended, with each variant's run report (variants never started are absent)."""
@@ -248,10 +266,11 @@ def _sweep_manifest(sweep: Sweep, old: Manifest | None) -> Manifest:
     """The sweep manifest: what each variant changes and where its results are; resumes keep the history."""
     before = {v.name: v for v in old.variants} if old else {}
     variants = []
+    same = sweep.same_games()
     for v in sweep.variants:
         e = sweep.experiment(v)
         prior = before.get(v.name)
-        variants.append(VariantEntry(v.name, v.name, v.changes(), e.name, e.fingerprint(), e.games,
+        variants.append(VariantEntry(v.name, same.get(v.name, v.name), v.changes(), e.name, e.fingerprint(), e.games,
                                      prior.status if prior else "pending", prior.games_done if prior else 0))
     return Manifest(
         kind="sweep", name=sweep.name, fingerprint=sweep.fingerprint(), config=sweep.base.to_dict(),
@@ -265,8 +284,10 @@ def run_sweep(sweep: Sweep, out: str | Path, *, workers: int | None = None, exec
               strict: bool = False) -> SweepReport:
     """Run every variant into ``out/<variant>/`` with `run_experiment` (which resumes and repairs each one).
 
-    A folder holding another sweep is refused unless ``overwrite``; then the old variants' results are
-    removed too, so the folder holds this sweep alone.
+    A variant whose games are the first deals of an earlier variant's (`Sweep.same_games`: a balance study's
+    ladder rung that is the base itself) is not played again: its manifest entry points to that folder. One
+    progress bar (and ETA) runs over every variant's games. A folder holding another sweep is refused unless
+    ``overwrite``; then the old variants' results are removed too, so the folder holds this sweep alone.
     """
     out = Path(out)
     folder = ResultsDir(out)  # for its lock: one sweep at a time writes sweep.json
@@ -293,14 +314,28 @@ def run_sweep(sweep: Sweep, out: str | Path, *, workers: int | None = None, exec
             write_manifest(out, manifest)
 
         start, status, runs = time.perf_counter(), "failed", []
+        same = sweep.same_games()
+        played = [v for v in sweep.variants if v.name not in same]
+        total = sum(sweep.experiment(v).games for v in played)
+        done = 0 if overwrite else sum(_games_on_disk(out / v.name, sweep.experiment(v).games) for v in played)
         try:
-            for variant in sweep.variants:
-                set_variant(variant.name, status="running")
-                report = run_experiment(sweep.experiment(variant), out / variant.name, workers=workers,
-                                        executor=executor, scheduler=scheduler, overwrite=overwrite,
-                                        progress=progress, strict=strict)
-                runs.append((variant.name, report))
-                set_variant(variant.name, status=report.status, games_done=report.games_done)
+            with Progress(sweep.name, total, done, progress) as bar:
+                reports: dict[str, RunReport] = {}
+                for variant in sweep.variants:
+                    games = sweep.experiment(variant).games
+                    if variant.name in same:  # its games are already on disk, in the earlier variant's folder
+                        report = reports[same[variant.name]]
+                        report = dataclasses.replace(report, games_total=games,
+                                                     games_done=min(games, report.games_done), games_run=0)
+                    else:
+                        set_variant(variant.name, status="running")
+                        bar.at_stage(f"{played.index(variant) + 1} of {len(played)}: {variant.name}")
+                        report = run_experiment(sweep.experiment(variant), out / variant.name, workers=workers,
+                                                executor=executor, scheduler=scheduler, overwrite=overwrite,
+                                                progress=bar, strict=strict)
+                    reports[variant.name] = report
+                    runs.append((variant.name, report))
+                    set_variant(variant.name, status=report.status, games_done=report.games_done)
             status = "complete"
         except KeyboardInterrupt:
             status = "interrupted"

@@ -94,6 +94,24 @@ class Sweep:
         """The variant as a normal experiment named ``<sweep>.<variant>``: same entrants, seed and deals."""
         return variant_experiment(self.base, variant)
 
+    def same_games(self) -> dict[str, str]:
+        """Variants whose games are the first deals of an earlier variant's: name -> that variant's name.
+
+        Same seed, rules, table, entrants and rotation: the games of deal ``d`` are identical (the experiment's
+        name only labels rows), so a balance study's ladder rung that is the base itself is not played twice.
+        """
+        seen: list[tuple[str, dict[str, Any], int]] = []
+        out: dict[str, str] = {}
+        for v in self.variants:
+            e = self.experiment(v)
+            what = {k: x for k, x in e.to_dict().items() if k not in ("name", "deals", "decision_timeout")}
+            earlier = next((name for name, w, deals in seen if w == what and deals >= e.deals), None)
+            if earlier is None:
+                seen.append((v.name, what, e.deals))
+            else:
+                out[v.name] = earlier
+        return out
+
     def fingerprint(self) -> str:
         """A hash of every variant's experiment fingerprint (which leaves out ``deals``: more deals extend)."""
         data = {"baseline": self.baseline, "variants": [[v.name, self.experiment(v).fingerprint()]

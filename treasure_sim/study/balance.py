@@ -342,7 +342,11 @@ def _variants(sweep_dir: Path, net: str = DEFAULT_NET) -> tuple[Manifest, dict[s
     for v in manifest.variants:
         variant = read_manifest(sweep_dir / v.dir)
         if variant is not None and variant.games_done:  # else not started yet
-            tables[v.name] = read_variant(sweep_dir / v.dir, net)
+            games, hands = read_variant(sweep_dir / v.dir, net)
+            if v.changes.get("deals"):  # its own first deals (the folder may be an earlier variant's, with more)
+                games = games[games["deal_id"] < v.changes["deals"]].reset_index(drop=True)
+                hands = hands[hands["game_id"].isin(games["game_id"])].reset_index(drop=True)
+            tables[v.name] = games, hands
     if manifest.baseline not in tables:
         raise ValueError(f"{sweep_dir}: the baseline variant {manifest.baseline!r} has no finished games yet")
     return manifest, tables

@@ -39,22 +39,23 @@ class Arm:
     what: str = ""  # the power(s) barred, the card(s) given, or the rung's value
     group: str = ""  # ladder: the rules it is climbed under
     param: str = ""  # ladder: the entrant's param that rises
+    deals: int | None = None  # the arm's own limit on deals (its folder may be an earlier arm's, with more)
 
 
 def classify(entry: VariantEntry) -> Arm:
     """What an arm is, from the changes its sweep entry records (a hand-written sweep is read the same way)."""
     changes = dict(entry.changes)
-    changes.pop("deals", None)
+    deals = changes.pop("deals", None)
     who = changes.pop("entrants", {})
     if not who:
-        return Arm(entry.name, entry.dir, "base" if not changes else "other")
+        return Arm(entry.name, entry.dir, "base" if not changes else "other", deals=deals)
     if len(who) != 1:
-        return Arm(entry.name, entry.dir, "other")
+        return Arm(entry.name, entry.dir, "other", deals=deals)
     (label, change), = who.items()
     if set(change) == {"restrict"} and not changes:
-        return Arm(entry.name, entry.dir, "power", label, "+".join(change["restrict"]))
+        return Arm(entry.name, entry.dir, "power", label, "+".join(change["restrict"]), deals=deals)
     if set(change) == {"treasures"} and not changes:
-        return Arm(entry.name, entry.dir, "endowment", label, " ".join(change["treasures"]))
+        return Arm(entry.name, entry.dir, "endowment", label, " ".join(change["treasures"]), deals=deals)
     if set(change) == {"params"} and len(change["params"]) == 1:
         (param, value), = change["params"].items()
         suffix = f".{param}-{value}"  # studies.ladder_arms names arms ladder.<rules variant>.<param>-<value>
@@ -62,8 +63,8 @@ def classify(entry: VariantEntry) -> Arm:
             group = entry.name[len("ladder."):-len(suffix)]
         else:
             group = json.dumps(changes, sort_keys=True) if changes else "base"
-        return Arm(entry.name, entry.dir, "ladder", label, json.dumps(value), group, param)
-    return Arm(entry.name, entry.dir, "other")
+        return Arm(entry.name, entry.dir, "ladder", label, json.dumps(value), group, param, deals)
+    return Arm(entry.name, entry.dir, "other", deals=deals)
 
 
 @dataclass
@@ -83,8 +84,11 @@ class Study:
         return [a for a in self.arms if a.kind == kind]
 
     def games(self, arm: Arm) -> pd.DataFrame:
+        """The arm's games: its folder's, up to its own deals (a rung that is the base reads the base's folder)."""
         if arm.name not in self._games:
-            self._games[arm.name] = read_games(self.path / arm.dir, COLUMNS).to_pandas()
+            games = read_games(self.path / arm.dir, COLUMNS).to_pandas()
+            self._games[arm.name] = games[games["deal_id"] < arm.deals].reset_index(drop=True) if arm.deals \
+                else games
         return self._games[arm.name]
 
 
