@@ -237,3 +237,37 @@ def test_paired_half_widths_watch_the_headline_or_a_named_metric(sweep_dir):
     assert set(one) == {"seat 0: same − base", "seat 0: no-jokers − base"}
     with pytest.raises(KeyError, match="no metric 'seat 9'"):
         bal.paired_half_widths(sweep_dir, "seat 9")
+
+
+def test_the_sweep_report_opens_with_a_verdict_and_calls_the_treasure_regressions_an_association(sweep_dir, tmp_path):
+    from treasure_sim.study.sweep_report import run_sweep_report
+
+    text = run_sweep_report(sweep_dir, tmp_path / "rep").read_text()
+    verdict = text[text.index("## Verdict"):text.index("Data: ")]
+    assert text.index("## Verdict") < text.index("## Headline")
+    assert "- same: hands a game +0 in every deal; games that hit the cap" in verdict
+    assert "- no-jokers: " in verdict and "- base:" not in verdict
+    assert "family of" in verdict  # the flags' adjustment is named
+    assert "What a Treasure is worth" not in text
+    assert "### Treasures held at the end and final money (an association, not a value)" in text
+
+
+def test_a_verdict_line_reads_the_paired_differences_and_their_flags():
+    from treasure_sim.study import verdict
+
+    rows = [("length", "hands per game", "base", 140, 130, 150, np.nan, np.nan, np.nan, ""),
+            ("length", "hands per game", "no-clubs", 50, 45, 55, -90, -105, -75, "▼"),
+            ("end", "hand_limit", "base", 0.38, 0.3, 0.46, np.nan, np.nan, np.nan, ""),
+            ("end", "hand_limit", "no-clubs", 0.01, 0.0, 0.03, -0.37, -0.45, -0.29, "▼"),
+            ("skill", "equity − random", "no-clubs", 100, 80, 120, -3, -9, 3, ""),
+            ("length", "hands per game", "wide", 145, 120, 170, 5, -1, 11, ""),
+            ("end", "hand_limit", "wide", 0.4, 0.3, 0.5, 0.02, -0.05, 0.09, ""),
+            ("skill", "equity − random", "wide", 60, 40, 80, -40, -60, -20, "▼")]
+    compared = pd.DataFrame(rows, columns=["group", "metric", "variant", "mean", "ci_low", "ci_high", "diff",
+                                           "diff_low", "diff_high", "flag"])
+    assert verdict.change_line(compared, "no-clubs", "base") == (
+        "no-clubs: 90 fewer hands a game [75, 105]; games that hit the cap 38% → 1% (−37 points [−45, −29]); "
+        "skill gap: no change significant after adjustment")
+    assert verdict.change_line(compared, "wide", "base") == (
+        "wide: hands a game +5 [−1, +11] (not significant after adjustment); games that hit the cap 38% → 40% "
+        "(+2 points [−5, +9], not significant after adjustment); skill gap equity − random −40 [−60, −20] chips")

@@ -279,9 +279,21 @@ rules = { jokers = 0 }
 """)
     out = tmp_path / "out"
     assert main(["balance", str(path), "--out", str(out), "--workers", "1"]) == 0
+    printed = capsys.readouterr().out
     page = (out / "report" / "designer.md").read_text()
     headings = [line for line in page.splitlines() if line.startswith("## ")]
-    assert [h.split(".")[0] for h in headings[:6]] == ["## 1", "## 2", "## 3", "## 4", "## 5", "## 6"]
+    assert headings[0] == "## Verdict"  # first, then the questions in order
+    assert [h.split(".")[0] for h in headings[1:7]] == ["## 1", "## 2", "## 3", "## 4", "## 5", "## 6"]
+    verdict = page.split("## Verdict")[1].split("## 1.")[0]
+    for line in (out / "report" / "verdict.txt").read_text().splitlines():  # the terminal prints the page's lines
+        assert f"  {line}" in printed and f"- {line}" in verdict
+    assert "Rule variant no-jokers: " in verdict and "hands a game" in verdict and "Skill depth of `maniac`" in verdict
+    assert "**Error rate of the whole page:** it holds 14 families of tests" in verdict  # 1+1+2+2+2+2x3 (two ladders)
+    assert "at most 14 × 5% = 70% (a union bound)" in verdict
+    assert "to that bot, played its way, in this field" in page and "**to that bot, as it plays it" in page
+    section4 = page.split("## 4.")[1].split("## 5.")[0]
+    assert section4.index("**Per suit**") < section4.index("![") < section4.index("**Every card**")
+    assert "| ♠ Spades | 1 | " in section4 and "| `As` | " in section4
     for figure in ("designer_powers.png", "designer_endowments.png", "designer_ladder.png"):
         assert (out / "report" / figure).stat().st_size > 1000
     assert "| no-jokers |" in page and "| power barred | rock: net | rock: strength |" in page
@@ -289,7 +301,6 @@ rules = { jokers = 0 }
     games = read_games(out / "base").to_pandas().drop_duplicates("game_id")
     capped = (games["end_reason"] == "hand_limit").mean()
     assert 0 < capped < 1 and f"| {1 - capped:.3f} [" in base_row  # the share that ended by themselves
-    capsys.readouterr()
     assert main(["balance", str(path), "--out", str(out), "--workers", "1", "--no-report"]) == 0
     assert "played in" in capsys.readouterr().out  # resumed: nothing left to play, the folder intact
     assert main(["report", str(out)]) == 0
@@ -354,3 +365,87 @@ def test_a_ladder_rung_that_is_the_base_is_not_played_again_and_one_bar_counts_e
         on_disk.games(rung).merge(games_of(out / "base")[["game_id", "seat", "final_money"]],
                                   on=["game_id", "seat"])[keep].sort_values(["game_id", "seat"])
         .reset_index(drop=True))
+
+
+# ----- the designer's page: what a value means, the ceiling, the heat map -------------------------------------
+def test_a_significantly_negative_power_is_labelled_by_whether_the_bot_could_decline_it():
+    from treasure_sim.study import designer
+
+    values = pd.DataFrame([
+        {"arm": "a", "entrant": "hunter", "what": "spades", "metric": "net", "value": -5.4, "low": -10.0,
+         "high": -0.7, "flag": "▼"},
+        {"arm": "b", "entrant": "hunter", "what": "clubs", "metric": "net", "value": -3.0, "low": -5.0,
+         "high": -1.0, "flag": "▼"},
+        {"arm": "c", "entrant": "hunter", "what": "new_treasure", "metric": "net", "value": 94.0, "low": 80.0,
+         "high": 108.0, "flag": "▲"},
+        {"arm": "d", "entrant": "hunter", "what": "hearts", "metric": "net", "value": -9.0, "low": -30.0,
+         "high": 12.0, "flag": ""}])
+    reading = "\n".join(designer.power_reading(values))
+    assert "spades: −5.4" not in reading and "spades: -5.4 [-10.0, -0.7]" in reading
+    assert "the bot's misplay, not a cost of the power" in reading.split("spades")[1].split("\n")[0]
+    assert "cannot be declined" in reading.split("clubs")[1].split("\n")[0]
+    assert "worth +94.0 [+80.0, +108.0] net (chips) to this bot in this field" in reading
+    assert "hearts" not in reading  # not significant: no claim either way
+    labels = [designer._power_label(r["entrant"], r["what"], r["value"], r["flag"]) for r in values.to_dict("records")]
+    assert labels == ["hunter: spades (misplayed)", "hunter: clubs (costs it)", "hunter: new_treasure",
+                      "hunter: hearts"]
+
+
+def test_the_strength_ceiling_is_flagged_and_net_still_counts_the_rungs():
+    """A climber that beats two opponents in every game and the third in none has strength 2/3 at every rung:
+    depth by strength is 1 and every rung is at the ceiling, while net, which rises, tells the rungs apart."""
+    rng = np.random.default_rng(5)
+    deals = 120
+
+    def rung(level: float) -> pd.DataFrame:
+        gain = level + rng.normal(0, 5, deals)
+        rows = []
+        for d in range(deals):  # finish: top beats everyone, then L, then the two weak ones
+            for seat, (who, finish, net) in enumerate((("top", 1, 100.0), ("L", 2, gain[d]), ("w1", 3, -50.0),
+                                                       ("w2", 4, -50.0 - gain[d]))):
+                rows.append({"deal_id": d, "game_id": d, "seat": seat, "entrant": who, "net": net, "finish": finish,
+                             "n_players": 4})
+        return pd.DataFrame(rows)
+
+    levels = {"1": 0.0, "2": 10.0, "3": 20.0}
+    frames = {f"ladder.base.k-{k}": rung(v) for k, v in levels.items()} | {"base": rung(0.0)}
+    arms = (causal.Arm("base", "base", "base"),
+            *(causal.Arm(f"ladder.base.k-{k}", "x", "ladder", "L", k, "base", "k") for k in levels))
+    study = causal.Study(None, type("M", (), {"baseline": "base"})(), arms, frames)  # type: ignore[arg-type]
+    rungs, depth = causal.ladder(study)
+    assert rungs["strength"].tolist() == pytest.approx([2 / 3] * 3) and rungs["ceiling"].all()
+    row = depth.iloc[0]
+    assert (row["depth"], row["depth_net"], row["depth_h2h"], row["opponent"]) == (1, 3, 1, "top")
+    assert row["ceiling"] == "1, 2, 3"
+    assert rungs["h2h"].tolist() == [0.0, 0.0, 0.0]
+
+
+def test_the_heat_map_tells_studied_cells_from_unstudied_and_emphasises_only_significant_ones():
+    from matplotlib.patches import Rectangle
+
+    from treasure_sim.study import designer
+
+    rows = []
+    for card, value, flag in (("Kc", 15.0, "▲"), ("2c", 0.1, ""), ("As", -14.0, "")):
+        for metric in causal.METRICS:
+            rows.append({"arm": card, "entrant": "hunter", "what": card, "metric": metric, "value": value,
+                         "low": value - 5, "high": value + 5, "p": 0.01, "deals": 30, "flag": flag})
+    values = pd.DataFrame(rows).assign(rank=lambda v: v["what"].str[0], suit=lambda v: v["what"].str[1])
+    suits = pd.DataFrame([{"suit": s, "metric": m, "cards": 1, "value": 1.0, "low": -1.0, "high": 3.0, "flag": ""}
+                          for s in "sc" for m in causal.METRICS])
+    fig = designer.plot_heat_map(values, "net", suits)
+    fig.canvas.draw()
+    grid = next(ax for ax in fig.axes if ax.get_title().startswith("each card"))
+    cells = [p for p in grid.patches if isinstance(p, Rectangle)]
+    assert len(cells) == 52
+    hatched = [p for p in cells if p.get_hatch()]
+    assert len(hatched) == 49 and all(p.get_facecolor()[:3] == pytest.approx((0.93,) * 3) for p in hatched)
+    studied = [p for p in cells if not p.get_hatch()]
+    framed = [p for p in studied if p.get_linewidth() >= 2]
+    assert len(framed) == 1 and framed[0].get_alpha() == 1.0  # Kc, the one significant cell
+    assert all(p.get_alpha() < 1 for p in studied if p not in framed)  # faded, the near-zero 2c included
+    texts = {t.get_text(): t for t in grid.texts}
+    assert set(texts) == {"+15.0▲", "+0.1", "-14.0"} and texts["+15.0▲"].get_fontweight() == "bold"
+    assert texts["-14.0"].get_fontweight() == "normal"
+    lead = [ax for ax in fig.axes if ax.get_title().startswith("per suit")]
+    assert lead and lead[0].get_position().x0 < grid.get_position().x0  # the suits lead, on the left

@@ -35,6 +35,9 @@ def test_sweep_then_report(tmp_path, capsys):
                       "[[variants]]\nname = 'no-clubs'\nrules = { clubs = false }\n[rules]"))
     out = tmp_path / "sweep"
     assert main(["sweep", str(config), "--workers", "1", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "verdict, each variant against base (paired by deal, 95% intervals" in printed
+    assert "\n  no-clubs: " in printed and "hands a game" in printed and "games that hit the cap" in printed
     manifest = json.loads((out / "sweep.json").read_text())
     assert json.dumps(manifest).count("no-clubs") >= 1
     assert (out / "base" / "manifest.json").exists() and (out / "no-clubs" / "manifest.json").exists()

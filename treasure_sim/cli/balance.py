@@ -48,5 +48,8 @@ def cmd_balance(args: argparse.Namespace) -> int:
         path = run_report(report.out)
     except (FileNotFoundError, ValueError) as err:
         raise ResultsError(str(err)) from None
+    verdict = path.parent / "verdict.txt"  # designer.VERDICT: the page's verdict, one line per question
+    if verdict.exists():
+        print("verdict:\n" + "".join(f"  {line}\n" for line in verdict.read_text(encoding="utf-8").splitlines()))
     print(f"the designer's page: {path}")
     return 0

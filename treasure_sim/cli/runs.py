@@ -281,8 +281,29 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if stopped is not None:
         lines += [f"{stopped.reason(args.until_ci, 'paired difference')}; batches (deals, widest half-width): "
                   + ", ".join(f"{n} ({hw:.3g})" for n, hw in stopped.batches), ""]
+    lines += [*sweep_verdict(report.out, args.net), ""]
     print("\n".join([*lines, f"compare the variants: treasure-sim report {report.out}"]))
     return 0
+
+
+def read_deals(out: Path) -> int:
+    from ..run.store import read_manifest
+
+    manifest = read_manifest(out)
+    return manifest.deals if manifest is not None else 0
+
+
+def sweep_verdict(out: Path, net: str = DEFAULT_NET) -> list[str]:
+    """The verdict the sweep report opens with: one line per variant against the baseline, with intervals."""
+    from ..study import balance, verdict
+
+    try:
+        result = balance.sweep_balance(out, net=net)
+    except (ValueError, ZeroDivisionError, ArithmeticError) as err:  # too few deals for the report's estimators
+        return [f"verdict: not available ({type(err).__name__}: {err}); too few deals? (this sweep: "
+                f"{read_deals(out)} a variant)"]
+    return [f"verdict, each variant against {result.baseline} ({verdict.SHORT}):",
+            *(f"  {line}" for line in verdict.sweep_lines(result.compared, list(result.variants), result.baseline))]
 
 
 # ----- verify ----------------------------------------------------------------------------------------------

@@ -54,8 +54,10 @@ GROUPS = {
     "showdown": ("What decides a pot", "share of pots (non-void hands)"),
     "ability": ("Ability use", "per hand"),
     "fold": ("Chips given up by the last folder", "chips, in the hand the Treasure was taken"),
-    "value_money": ("What a Treasure is worth: final money", "chips of final money per Treasure held at the end"),
-    "value_win": ("What a Treasure is worth: win share", "win share per Treasure held at the end"),
+    "value_money": ("Treasures held at the end and final money (an association, not a value)",
+                    "chips of final money per Treasure held at the end"),
+    "value_win": ("Treasures held at the end and win share (an association, not a value)",
+                  "win share per Treasure held at the end"),
 }
 # values that cannot leave these bounds get their interval clipped to them, as `analysis` does for win shares
 BOUNDS = {"length": (0, np.inf), "end": (0, 1), "seat": (0, 1), "showdown": (0, 1), "ability": (0, np.inf),

@@ -134,10 +134,11 @@ def outcomes(games: pd.DataFrame, entrant: str) -> pd.DataFrame:
     return mine.groupby("deal_id")[list(METRICS)].mean()
 
 
-def paired(reference: pd.DataFrame, arm: pd.DataFrame, level: float = LEVEL) -> dict[str, Interval]:
+def paired(reference: pd.DataFrame, arm: pd.DataFrame, level: float = LEVEL,
+           metrics: tuple[str, ...] = METRICS) -> dict[str, Interval]:
     """Per metric, the mean of ``arm - reference`` over the deals both played, with its interval."""
     common = reference.index.intersection(arm.index)
-    return {m: mean_interval(arm.loc[common, m] - reference.loc[common, m], level) for m in METRICS}
+    return {m: mean_interval((arm.loc[common, m] - reference.loc[common, m]).dropna(), level) for m in metrics}
 
 
 def _rows(arm: Arm, effects: dict[str, Interval], sign: float) -> list[dict]:
@@ -190,47 +191,101 @@ def heat_grid(values: pd.DataFrame, metric: str = "net") -> pd.DataFrame:
 
 
 # ----- skill depth ---------------------------------------------------------------------------------------------
+LADDER_METRICS = ("strength", "net", "h2h")  # h2h: the share of games finished ahead of the strongest opponent
+SATURATED = 0.01  # a head-to-head share within this of 0 or 1 is pinned: more skill cannot move it
+
+
+def ahead_of(games: pd.DataFrame, entrant: str, opponent: str) -> pd.Series:
+    """Per deal, the share of the entrant's games it finished ahead of ``opponent`` (ties ½); deals they shared."""
+    finish = games.assign(entrant=games["entrant"].astype(str)).pivot_table(
+        index="game_id", columns="entrant", values="finish", aggfunc="first")
+    if entrant not in finish or opponent not in finish:
+        return pd.Series(dtype=float)
+    both = finish[[entrant, opponent]].dropna()
+    score = (both[entrant] < both[opponent]).astype(float) + 0.5 * (both[entrant] == both[opponent])
+    deal = games.drop_duplicates("game_id").set_index("game_id")["deal_id"]
+    return score.groupby(deal.reindex(score.index)).mean()
+
+
+def _strongest_opponent(games: list[pd.DataFrame], entrant: str) -> str:
+    """The other entrant with the highest mean strength over these games (the climber's hardest opponent)."""
+    pooled = pd.concat(games, ignore_index=True)
+    pooled = pooled.assign(strength=strength(pooled), entrant=pooled["entrant"].astype(str))
+    others = pooled[pooled["entrant"] != entrant].groupby("entrant")["strength"].mean()
+    return str(others.idxmax()) if len(others) else ""
+
+
+def _chain(outs: list[pd.DataFrame], metric: str, level: float) -> list[int]:
+    threshold = ALPHA / max(len(outs) - 1, 1)
+    chain = [0]
+    for j in range(1, len(outs)):
+        test = paired(outs[chain[-1]], outs[j], level, (metric,))[metric]
+        if test.mean > 0 and test.p_value < threshold:
+            chain.append(j)
+    return chain
+
+
 def ladder(study: Study, level: float = LEVEL, metric: str = "strength") -> tuple[pd.DataFrame, pd.DataFrame]:
     """The skill ladder: (rungs, depth).
 
     Rungs are taken in the order the study lists them, weakest first (a lower number may be the stronger
-    setting). ``rungs``: per rules group and rung, the climbing entrant's mean net and strength with intervals, and the
-    paired difference from the rung below. ``depth``: per group, how many rungs are *distinguishable*: climbing
-    from the lowest rung, a rung counts when it beats the last counted one on ``metric`` (paired by deal, its
-    two-sided p below ALPHA / (rungs - 1), Bonferroni over the steps a ladder can take); depth = 1 + steps.
+    setting). ``rungs``: per rules group and rung, the climbing entrant's mean net, strength and ``h2h`` (the share
+    of games it finished ahead of the group's strongest other entrant, `opponent`) with intervals, the paired
+    difference from the rung below, and ``ceiling``: whether its finishing order against every opponent is pinned
+    (ahead in at least 99% of deals or in at most 1%), so that strength cannot rise at that rung.
+    ``depth``: per group, how many rungs are *distinguishable*: climbing from the lowest rung, a rung counts when
+    it beats the last counted one on ``metric`` (paired by deal, its two-sided p below ALPHA / (rungs - 1),
+    Bonferroni over the steps a ladder can take); depth = 1 + steps. The same count on net chips
+    (``depth_net``, no ceiling) and on the head-to-head with the strongest opponent (``depth_h2h``) is beside it,
+    with ``ceiling``: the rungs at which strength is pinned.
     """
     arms = study.of_kind("ladder")
     rung_rows, depth_rows = [], []
     for group in dict.fromkeys(a.group for a in arms):
         steps = [a for a in arms if a.group == group]
-        outs = [outcomes(study.games(a), a.entrant) for a in steps]
-        for i, (arm, out) in enumerate(zip(steps, outs, strict=True)):
+        entrant = steps[0].entrant
+        games = [study.games(a) for a in steps]
+        opponent = _strongest_opponent(games, entrant)
+        others = sorted(set(pd.concat([g["entrant"].astype(str) for g in games])) - {entrant})
+        outs = []
+        for g in games:
+            out = outcomes(g, entrant)
+            outs.append(out.assign(h2h=ahead_of(g, entrant, opponent).reindex(out.index)))
+        for i, (arm, g, out) in enumerate(zip(steps, games, outs, strict=True)):
+            pinned = [(o, ahead_of(g, entrant, o).mean()) for o in others]
             row = {"group": group, "entrant": arm.entrant, "param": arm.param, "rung": json.loads(arm.what),
-                   "deals": len(out)}
-            for m in METRICS:
-                iv = mean_interval(out[m], level)
+                   "deals": len(out), "opponent": opponent,
+                   "ceiling": bool(pinned) and all(min(v, 1 - v) <= SATURATED for _, v in pinned),
+                   "pinned": ", ".join(f"{o} {v:.2f}" for o, v in pinned)}
+            for m in LADDER_METRICS:
+                iv = mean_interval(out[m].dropna(), level)
                 row |= {m: iv.mean, f"{m}_low": iv.low, f"{m}_high": iv.high}
-                step = paired(outs[i - 1], out, level)[m] if i else None
+                step = paired(outs[i - 1], out, level, (m,))[m] if i else None
                 row |= {f"{m}_step": step.mean if step else math.nan,
                         f"{m}_step_low": step.low if step else math.nan,
                         f"{m}_step_high": step.high if step else math.nan}
             rung_rows.append(row)
-        threshold = ALPHA / max(len(steps) - 1, 1)
-        chain = [0]
-        for j in range(1, len(steps)):
-            test = paired(outs[chain[-1]], outs[j], level)[metric]
-            if test.mean > 0 and test.p_value < threshold:
-                chain.append(j)
-        depth_rows.append({"group": group, "entrant": steps[0].entrant, "param": steps[0].param,
-                           "rungs": len(steps), "depth": len(chain),
-                           "chain": " < ".join(str(json.loads(steps[j].what)) for j in chain),
-                           "deals": min(len(o) for o in outs)})
+        chains = {m: _chain(outs, m, level) for m in LADDER_METRICS}
+        chains[metric] = _chain(outs, metric, level)
+        ceiling = [str(json.loads(a.what)) for a, r in zip(steps, rung_rows[-len(steps):], strict=True) if r["ceiling"]]
+        depth_rows.append({"group": group, "entrant": entrant, "param": steps[0].param,
+                           "rungs": len(steps), "depth": len(chains[metric]),
+                           "chain": " < ".join(str(json.loads(steps[j].what)) for j in chains[metric]),
+                           "depth_net": len(chains["net"]), "depth_h2h": len(chains["h2h"]), "opponent": opponent,
+                           "ceiling": ", ".join(ceiling), "deals": min(len(o) for o in outs)})
     return pd.DataFrame(rung_rows), pd.DataFrame(depth_rows)
 
 
 DEPTH_METHOD = ("skill depth: climbing from the weakest rung, a rung counts when it beats the last counted rung in "
                 "finishing strength, paired by deal, with a two-sided t-test p below 0.05 / (rungs − 1) "
-                "(Bonferroni over the steps of one ladder); depth = the number of rungs counted")
+                "(Bonferroni over the steps of one ladder); depth = the number of rungs counted. The same count on "
+                "net chips (no ceiling) and on the head-to-head with the strongest other entrant stands beside it")
+CEILING_TEXT = ("Strength has a ceiling: when the climbing bot already finishes ahead of some opponents in every "
+                "deal and behind the others in every deal, its strength is the same at every rung (0.667 at four "
+                "seats when it beats two of three), and a stronger rung cannot show. A rung marked *at the ceiling* "
+                "is one where its finishing order against every opponent is pinned (ahead in at least 99% of deals, "
+                "or in at most 1%); read depth there by net chips, which has no ceiling, or by the head-to-head with "
+                "the strongest opponent")
 
 
 # ----- luck ----------------------------------------------------------------------------------------------------
@@ -243,6 +298,7 @@ def net_by_deal(games: pd.DataFrame) -> pd.DataFrame:
 __all__ = [
     "Arm",
     "Study",
+    "ahead_of",
     "classify",
     "endowment_values",
     "heat_grid",

@@ -8,6 +8,7 @@ of the spread of results is luck. Every figure has its interval and says which e
 from __future__ import annotations
 
 import json
+import textwrap
 from pathlib import Path
 
 import matplotlib
@@ -17,11 +18,27 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
 
 from . import analysis as an
-from . import causal, targets
+from . import balance as bal
+from . import causal, targets, verdict
 from .markdown import cell, entrants_text, md_table, records, rules_text, save_figure
-from .stats import LEVEL, SEAT_TEST, SHARE_METHOD, entrant_share, mean_interval, multiplicity_text
+from .plots import OKABE_ITO
+from .stats import (
+    ALPHA,
+    LEVEL,
+    MULTIPLICITY,
+    SEAT_TEST,
+    SHARE_METHOD,
+    Interval,
+    adjust,
+    direction_flags,
+    entrant_share,
+    mean_interval,
+    multiplicity_method,
+    multiplicity_text,
+)
 
 PAIRED = (f"paired difference per deal (same deal seed, opponents and seats in both arms), {LEVEL:.0%} Student-t "
           "interval over deals")
@@ -29,9 +46,26 @@ UNITS = {"net": ("chips", "+.1f"), "strength": ("share of opponents beaten", "+.
 
 
 # ----- figures ---------------------------------------------------------------------------------------------
+DECLINABLE = ("spades", "hearts", "diamonds")  # a bot offered these may always say no (rulings §3, §8)
+SIGNIFICANT_EDGE = "black"
+
+
+def _power_label(entrant: str, what: str, value: float, flag: str) -> str:
+    label = f"{entrant}: {what}"
+    if flag == "▼":
+        label += " (misplayed)" if what in DECLINABLE else " (costs it)"
+    return label
+
+
 def plot_power_values(values: pd.DataFrame) -> Figure:
-    """Per metric, each (entrant, power) value with its interval; ★ where the adjusted test rejects."""
-    fig, axes = plt.subplots(1, 2, figsize=(11, 0.5 + 0.42 * values["arm"].nunique()), sharey=True)
+    """Per metric, each (entrant, power) value with its interval; ★ where the adjusted test rejects.
+
+    A value is what the power is worth *to that bot, played its way, in this field*. Rows whose value is
+    significantly negative say why: a power the bot could have declined (Spades, Hearts, Diamonds) is misplayed.
+    """
+    n = int(values["arm"].nunique())
+    fig = Figure(figsize=(11, max(3.4, 1.9 + 0.42 * n)), layout="constrained")
+    axes = fig.subplots(1, 2, sharey=True)
     for ax, metric in zip(axes, causal.METRICS, strict=True):
         v = values[values["metric"] == metric].reset_index(drop=True)
         y = np.arange(len(v))[::-1]
@@ -39,62 +73,132 @@ def plot_power_values(values: pd.DataFrame) -> Figure:
             mine = (v["entrant"] == entrant).to_numpy()
             r = v[mine]
             ax.errorbar(r["value"], y[mine], xerr=[r["value"] - r["low"], r["high"] - r["value"]], fmt="o",
-                        color=f"C{k}", capsize=3, label=entrant)
-        for yi, (_, r) in zip(y, v.iterrows(), strict=True):
-            if r["flag"]:
-                ax.annotate("★", (r["high"], yi), xytext=(4, -4), textcoords="offset points")
+                        color=OKABE_ITO[k % len(OKABE_ITO)], capsize=3, label=entrant)
+        flagged = v["flag"].astype(bool).to_numpy()
+        if flagged.any():  # the star sits just right of the interval, inside the axes (it moves the limits)
+            span = float(np.nanmax(v["high"]) - np.nanmin(v["low"])) or 1.0
+            ax.plot(v["high"][flagged] + 0.04 * span, y[flagged], "*", color="black", markersize=9,
+                    label="significant after adjustment")
+        ax.margins(x=0.08, y=0.5 / max(len(v), 1))
         ax.axvline(0, color="grey", lw=0.8, ls="--")
-        ax.set_yticks(y, [f"{e}: {w}" for e, w in zip(v["entrant"], v["what"], strict=True)])
-        ax.set_xlabel(f"value of the power ({UNITS[metric][0]})")
-        ax.set_title(f"{metric}: unrestricted − restricted")
-    axes[0].legend(fontsize=8)
-    fig.suptitle("What each power is worth (restricted play, paired by deal; ★ = significant after adjustment)")
-    fig.tight_layout()
+        labels = [_power_label(e, w, x, f) for e, w, x, f in zip(v["entrant"], v["what"], v["value"], v["flag"],
+                                                                   strict=True)]
+        ax.set_yticks(y, labels)
+        ax.set_xlabel(f"value of the power to the bot ({UNITS[metric][0]})")
+        ax.set_title(f"{metric}: unrestricted − restricted", fontsize=10)
+        ax.grid(axis="x", alpha=0.3)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside upper center", ncols=len(labels), fontsize=8, frameon=False,
+               title="What each power is worth to each bot in this field (restricted play, paired by deal)",
+               title_fontsize=11)
+    how = MULTIPLICITY[multiplicity_method(values.attrs.get("multiplicity", "holm"))]
+    fig.supxlabel(textwrap.fill(f"Error bars: {PAIRED}. ★: significant after {how} adjustment. A negative value: the "
+                                "bot does better barred from the power; for a power it could decline (Spades, Hearts, "
+                                "Diamonds), a misplay by that bot.", 150), fontsize=8, color="0.35")
     return fig
 
 
-def plot_heat_map(values: pd.DataFrame, metric: str = "net") -> Figure:
-    """Suit x rank grid of endowment values, each cell annotated; bold where the adjusted test rejects."""
+def plot_heat_map(values: pd.DataFrame, metric: str = "net", suits: pd.DataFrame | None = None) -> Figure:
+    """The value of each starting card: per-suit means with intervals first (``suits``, from `suit_values`), then
+    the suit x rank grid. Cells that survive the adjustment are framed, bold and in full colour; the others are
+    faded; cards not studied are hatched grey with no number. Intervals: the page's table."""
     grid = causal.heat_grid(values, metric)
     v = values[values["metric"] == metric].drop_duplicates("what").set_index("what")
-    fig, ax = plt.subplots(figsize=(12, 3.6))
-    limit = np.nanmax(np.abs(grid.to_numpy())) if np.isfinite(grid.to_numpy()).any() else 1.0
-    image = ax.imshow(grid.to_numpy(dtype=float), cmap="RdBu", vmin=-limit, vmax=limit, aspect="auto")
+    lead = suits is not None and not suits.empty
+    fig = Figure(figsize=(13, 4.4), layout="constrained")
+    if lead:
+        left, ax = fig.subplots(1, 2, width_ratios=[1, 4.2])
+    else:
+        ax = fig.subplots()
+    cells = grid.to_numpy(dtype=float)
+    limit = float(np.nanmax(np.abs(cells))) if np.isfinite(cells).any() else 1.0
+    limit = limit or 1.0
+    cmap = matplotlib.colormaps["RdBu"]
+    norm = matplotlib.colors.Normalize(-limit, limit)
+    ax.set_xlim(-0.5, len(grid.columns) - 0.5)
+    ax.set_ylim(len(grid.index) - 0.5, -0.5)
     for i, suit in enumerate(grid.index):
         for j, rank in enumerate(grid.columns):
             card = rank + suit
-            if card in v.index and np.isfinite(v.loc[card, "value"]):
-                flag, value = v.loc[card, "flag"], v.loc[card, "value"]
-                ax.text(j, i, f"{value:{UNITS[metric][1]}}{flag}", ha="center", va="center", fontsize=8,
-                        fontweight="bold" if flag else "normal", color="white" if abs(value) > 0.6 * limit else "black")
+            studied = card in v.index and np.isfinite(v.loc[card, "value"])
+            if not studied:
+                ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor="0.93", edgecolor="0.75", hatch="///",
+                                       linewidth=0.5))
+                continue
+            value, flag = float(v.loc[card, "value"]), str(v.loc[card, "flag"])
+            ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor=cmap(norm(value)), alpha=1.0 if flag else 0.35,
+                                   edgecolor=SIGNIFICANT_EDGE if flag else "white", linewidth=2.0 if flag else 0.5,
+                                   zorder=3 if flag else 2))
+            strong = flag and abs(value) > 0.6 * limit
+            ax.text(j, i, f"{value:{UNITS[metric][1]}}{flag}", ha="center", va="center", fontsize=8, zorder=4,
+                    fontweight="bold" if flag else "normal",
+                    color="white" if strong else "black" if flag else "0.3")
     ax.set_xticks(range(len(grid.columns)), list(grid.columns))
     ax.set_yticks(range(len(grid.index)), [causal.SUIT_NAMES[s] for s in grid.index])
+    ax.tick_params(length=0)
     entrant = v["entrant"].iloc[0] if len(v) else ""
-    ax.set_title(f"Value of starting every game with this card in {entrant}'s zone ({metric}, endowed − base; "
-                 "▲/▼ significant after adjustment)")
-    fig.colorbar(image, ax=ax, label=UNITS[metric][0])
-    fig.tight_layout()
+    ax.set_title(f"each card ({metric}, endowed − base)", fontsize=10)
+    fig.colorbar(matplotlib.cm.ScalarMappable(norm=norm, cmap=cmap), ax=ax, label=UNITS[metric][0], shrink=0.9)
+    if lead:
+        assert suits is not None
+        part = suits[suits["metric"] == metric].set_index("suit").reindex(list(grid.index)).reset_index()
+        y = np.arange(len(part))
+        ok = part["value"].notna().to_numpy()
+        errors = [(part["value"] - part["low"])[ok], (part["high"] - part["value"])[ok]]
+        left.errorbar(part["value"][ok], y[ok], xerr=errors, fmt="o", color="black", capsize=3)
+        for yi, r in zip(y, part.to_dict("records"), strict=True):
+            if r.get("flag"):
+                left.plot([r["value"]], [yi], "o", color=OKABE_ITO[4] if r["value"] > 0 else OKABE_ITO[0],
+                          markersize=9, zorder=3)
+        left.axvline(0, color="grey", lw=0.8, ls="--")
+        left.set_ylim(len(part) - 0.5, -0.5)
+        left.set_yticks(y, [causal.SUIT_NAMES[s] for s in part["suit"]])
+        left.margins(x=0.15)
+        left.set_title("per suit: mean over its ranks", fontsize=10)
+        left.set_xlabel(UNITS[metric][0])
+        left.grid(axis="x", alpha=0.3)
+    fig.suptitle(f"What starting every game with one card in {entrant}'s zone is worth to {entrant} in this field",
+                 fontsize=11)
+    fig.supxlabel("Framed, bold, full colour: significant after adjustment (▲/▼); faded: not shown to differ from 0; "
+                  "hatched grey: not studied. Intervals: the page's tables.", fontsize=8, color="0.35")
     return fig
 
 
 def plot_ladder(rungs: pd.DataFrame, depth: pd.DataFrame) -> Figure:
-    """Strength of the climbing entrant at each rung, one line per rules variant, with intervals."""
-    fig, ax = plt.subplots(figsize=(8, 4.5))
+    """The climbing entrant at each rung, one line per rules variant, with intervals: strength (which has a
+    ceiling), net chips and the head-to-head with the strongest opponent (which do not share it). Hollow markers:
+    rungs at the strength ceiling."""
+    panels = [("strength", "strength (share of opponents beaten)"), ("net", "net chips a game"),
+              ("h2h", "share of games ahead of {opponent}")]
+    fig = Figure(figsize=(13, 4.6), layout="constrained")
+    axes = fig.subplots(1, 3)
     groups = list(dict.fromkeys(rungs["group"]))
     labels = list(dict.fromkeys(map(str, rungs["rung"])))  # every rung in listed order (some groups may lack one)
-    for k, group in enumerate(groups):
-        r = rungs[rungs["group"] == group]
-        x = np.array([labels.index(str(v)) for v in r["rung"]]) + (k - (len(groups) - 1) / 2) * 0.05
-        d = depth.set_index("group").loc[group, "depth"]
-        ax.errorbar(x, r["strength"], yerr=[r["strength"] - r["strength_low"], r["strength_high"] - r["strength"]],
-                    marker="o", capsize=3, label=f"{group} (depth {d})")
-    first = rungs[rungs["group"] == groups[0]]
-    ax.set_xticks(range(len(labels)), labels)
-    ax.set_xlabel(f"{first['entrant'].iloc[0]}: {first['param'].iloc[0]}")
-    ax.set_ylabel("strength (share of opponents beaten)")
-    ax.set_title("Skill ladder: does a stronger version keep winning more?")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
+    d = depth.set_index("group")
+    for ax, (metric, ylabel) in zip(axes, panels, strict=True):
+        for k, group in enumerate(groups):
+            r = rungs[rungs["group"] == group]
+            x = np.array([labels.index(str(v)) for v in r["rung"]]) + (k - (len(groups) - 1) / 2) * 0.06
+            color = OKABE_ITO[k % len(OKABE_ITO)]
+            column = {"strength": "depth", "net": "depth_net", "h2h": "depth_h2h"}[metric]
+            ax.errorbar(x, r[metric], yerr=[(r[metric] - r[f"{metric}_low"]).clip(lower=0),
+                                            (r[f"{metric}_high"] - r[metric]).clip(lower=0)],
+                        marker="o", capsize=3, color=color, label=f"{group} (depth {d.loc[group, column]})")
+            pinned = r["ceiling"].to_numpy(dtype=bool)
+            if metric == "strength" and pinned.any():
+                ax.plot(x[pinned], r[metric][pinned], "o", markersize=10, markerfacecolor="white",
+                        markeredgecolor=color, zorder=3)
+        ax.set_xticks(range(len(labels)), labels)
+        first = rungs[rungs["group"] == groups[0]]
+        ax.set_xlabel(f"{first['entrant'].iloc[0]}: {first['param'].iloc[0]}")
+        opponent = str(first["opponent"].iloc[0]) if "opponent" in first else ""
+        ax.set_title(ylabel.format(opponent=opponent), fontsize=10)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7, title="rules (rungs told apart)", title_fontsize=7)
+    fig.suptitle("Skill ladder: does a stronger version keep doing better?", fontsize=11)
+    fig.supxlabel("Error bars: Student-t interval over deals. Hollow: the rung is at the strength ceiling (its "
+                  "finishing order against every opponent pinned), where only net and head-to-head can rise.",
+                  fontsize=8, color="0.35")
     return fig
 
 
@@ -112,25 +216,83 @@ def power_table(values: pd.DataFrame) -> str:
     return md_table(header, rows)
 
 
-def suit_table(study: causal.Study, values: pd.DataFrame) -> str:
-    """Per suit: the mean value over its ranks, as one paired difference per deal (average of the cells)."""
+def suit_values(study: causal.Study, values: pd.DataFrame, multiplicity: str = "holm") -> pd.DataFrame:
+    """Per suit and metric: the mean value over its studied ranks, as one paired difference per deal (the average
+    of the cells), with its interval; ▲/▼ adjusted over the suits of each metric (one family per metric)."""
     rows = []
     base = study.games(study.base)
     arms = {a.what: a for a in study.of_kind("endowment")}
-    for suit, name in causal.SUIT_NAMES.items():
-        cards = [w for w in values["what"].unique() if len(w) == 2 and w[1] == suit]
+    for suit in causal.SUIT_NAMES:
+        cards = [w for w in values["what"].unique() if len(w) == 2 and w[1] == suit and w in arms]
         if not cards:
             continue
         entrant = arms[cards[0]].entrant
         ref = causal.outcomes(base, entrant)
         diffs = [causal.outcomes(study.games(arms[c]), entrant) - ref for c in cards]
-        out = []
         for metric in causal.METRICS:
             per_deal = pd.concat([d[metric] for d in diffs], axis=1).dropna().mean(axis=1)
             iv = mean_interval(per_deal)
-            out.append(cell(iv.mean, iv.low, iv.high, UNITS[metric][1]))
-        rows.append([name, len(cards), *out])
-    return md_table(["suit", "cards", "net", "strength"], rows)
+            rows.append({"suit": suit, "metric": metric, "cards": len(cards), "value": iv.mean, "low": iv.low,
+                         "high": iv.high, "p": iv.p_value, "deals": iv.n})
+    out = pd.DataFrame(rows, columns=["suit", "metric", "cards", "value", "low", "high", "p", "deals"])
+    out["p_adjusted"] = np.nan
+    for idx in out.groupby("metric").groups.values():
+        out.loc[idx, "p_adjusted"] = adjust(out.loc[idx, "p"], multiplicity)
+    out["flag"] = direction_flags(out["value"], out["p_adjusted"]) if len(out) else []
+    return out
+
+
+def suit_table(suits: pd.DataFrame) -> str:
+    """Per suit: the mean value over its ranks in net chips and in strength, with intervals and flags."""
+    cells = {(r["suit"], r["metric"]): r for r in records(suits)}
+    rows = [[causal.SUIT_NAMES[s], int(cells[(s, "net")]["cards"])]
+            + [_value_cell(cells[(s, m)], m) if (s, m) in cells else "—" for m in causal.METRICS]
+            for s in dict.fromkeys(suits["suit"])]
+    return md_table(["suit", "cards", "net [95% CI]", "strength [95% CI]"], rows)
+
+
+def card_table(values: pd.DataFrame) -> str:
+    """Every card studied: its value in net chips and in strength with intervals, flags and deals."""
+    cells = {(r["what"], r["metric"]): r for r in records(values)}
+    def order(card: str) -> tuple[int, int]:  # suits as in the heat map, high ranks first
+        suits = list(causal.SUIT_NAMES)
+        return (suits.index(card[1]) if len(card) == 2 and card[1] in suits else 9, -causal.RANK_ORDER.find(card[0]))
+
+    rows: list[list[str | int]] = [
+        [f"`{c}`", *(_value_cell(cells[(c, m)], m) if (c, m) in cells else "—" for m in causal.METRICS),
+         int(cells[(c, "net")]["deals"]) if (c, "net") in cells else "—"]
+        for c in sorted(dict.fromkeys(values["what"]), key=order)]
+    return md_table(["card", "net [95% CI]", "strength [95% CI]", "deals"], rows)
+
+
+def power_reading(values: pd.DataFrame) -> list[str]:
+    """One sentence per value that survives the adjustment, read as what it is: worth to that bot, a misplay, or
+    a cost the bot cannot decline."""
+    lines = []
+    for r in records(values[values["flag"].astype(bool)]):
+        unit, fmt = UNITS[r["metric"]]
+        figure = f"{r['value']:{fmt}} [{r['low']:{fmt}}, {r['high']:{fmt}}] {r['metric']} ({unit})"
+        if r["flag"] == "▲":
+            lines.append(f"- `{r['entrant']}`, {r['what']}: worth {figure} to this bot in this field.")
+        elif r["what"] in DECLINABLE:
+            lines.append(f"- `{r['entrant']}`, {r['what']}: {figure}: it does better barred from it. The power can "
+                         "be declined whenever it is offered, so this is the bot's misplay, not a cost of the "
+                         "power.")
+        else:
+            lines.append(f"- `{r['entrant']}`, {r['what']}: {figure}: it does better barred from it, and this "
+                         "power cannot be declined: as this bot plays, having it costs it.")
+    return lines or ["- No value survives the adjustment: with these deals, no power is shown to matter to these "
+                     "bots either way."]
+
+
+def rule_comparison(study: causal.Study, groups: dict[str, causal.Arm], multiplicity: str = "holm"
+                    ) -> pd.DataFrame:
+    """Each rules variant's games (the ladder at the base lineup's rung) against the base arm, paired by deal:
+    hands a game, how games end, seats and the skill gap (`balance.compare`, one adjusted family)."""
+    values = {"base": study.games(study.base)} | {g: study.games(a) for g, a in groups.items()}
+    per_deal = {name: pd.concat([bal.game_values(g), bal.skill_gap(g)], ignore_index=True)
+                for name, g in values.items()}
+    return bal.compare(per_deal, "base", multiplicity=multiplicity)
 
 
 def length_table(study: causal.Study, groups: dict[str, causal.Arm]) -> str:
@@ -167,92 +329,209 @@ def _span(values: pd.Series) -> str:
 
 
 # ----- the page ------------------------------------------------------------------------------------------
+def _fmt(value: float, low: float, high: float, fmt: str, flag: str = "") -> str:
+    return cell(value, low, high, fmt, flag).replace("-", "−")
+
+
+def _verdict(study: causal.Study, base_games: pd.DataFrame, compared: pd.DataFrame | None,
+             powers: pd.DataFrame | None, suits: pd.DataFrame | None, endow_entrant: str,
+             ladder: tuple[pd.DataFrame, pd.DataFrame] | None, share: Interval | None) -> list[str]:
+    """The page's verdict: a line per question, every figure with its interval."""
+    mean, natural = targets.mean_hands(base_games), targets.natural_end(base_games)
+    lines = [f"Games under the study's rules: {mean.value:.0f} [{mean.low:.0f}, {mean.high:.0f}] hands a game; "
+             f"{1 - natural.value:.0%} [{1 - natural.high:.0%}, {1 - natural.low:.0%}] of games hit the cap"]
+    if compared is not None:
+        variants = list(dict.fromkeys(compared["variant"]))
+        lines += [f"Rule variant {line}" for line in verdict.sweep_lines(compared, variants, "base")]
+    if powers is not None:
+        net = powers[powers["metric"] == "net"]
+        parts = []
+        for entrant in dict.fromkeys(net["entrant"]):
+            best = net[net["entrant"] == entrant].sort_values("value").iloc[-1]
+            figure = _fmt(best["value"], best["low"], best["high"], "+.1f", best["flag"])
+            parts.append(f"to `{entrant}` {best['what']} ({figure} chips a game)")
+        line = "Powers, worth most (to that bot in this field): " + "; ".join(parts)
+        misplays = [r for r in records(powers[(powers["flag"] == "▼") & powers["what"].isin(DECLINABLE)])]
+        if misplays:
+            line += "; misplayed (better barred, though it could decline): " + ", ".join(
+                dict.fromkeys(f"`{r['entrant']}` {r['what']}" for r in misplays))
+        lines.append(line)
+    if suits is not None and not suits.empty:
+        net = suits[suits["metric"] == "net"]
+        lines.append(f"Starting Treasures for `{endow_entrant}`, per suit (chips a game, mean over its ranks): "
+                     + "; ".join(f"{causal.SUIT_NAMES[r['suit']]} "
+                                 f"{_fmt(r['value'], r['low'], r['high'], '+.1f', r['flag'])}" for r in records(net)))
+    if ladder is not None:
+        rungs, depth = ladder
+        if len(depth):
+            first = depth.iloc[0]
+            values = list(dict.fromkeys(map(str, rungs["rung"])))
+            parts = []
+            for r in records(depth):
+                text = f"{r['group']} {r['depth']}/{r['depth_net']}/{r['depth_h2h']}"
+                if r["ceiling"]:
+                    text += f" (strength at its ceiling at {r['ceiling']})"
+                parts.append(text)
+            lines.append(f"Skill depth of `{first['entrant']}` ({first['param']} {' → '.join(values)}), rungs told "
+                         f"apart by strength/net/head-to-head with `{first['opponent']}`: " + "; ".join(parts))
+    if share is not None:
+        lines.append(f"Luck: who plays explains {_fmt(share.mean, share.low, share.high, '.2f')} of the variance of an "
+                     "entrant's net in a deal; the rest comes with the deal")
+    return lines
+
+
+def _families(kinds: dict[str, int], groups: int, compared: bool, ladders: int, multiplicity: str) -> str:
+    """The page-wide error rate: how many families of tests the page holds and what that means for a false flag."""
+    families = {"the seat test": 1, "the rule variants against the base": int(compared),
+                "power values (net, strength)": 2 * bool(kinds["power"]),
+                "starting cards (net, strength)": 2 * bool(kinds["endowment"]),
+                "per-suit means (net, strength)": 2 * bool(kinds["endowment"]),
+                "skill depth (strength, net and head-to-head, per rules)": 3 * ladders}
+    k = sum(families.values())
+    listed = ", ".join(f"{n} for {what}" for what, n in families.items() if n)
+    rate = min(1.0, k * ALPHA)
+    if multiplicity_method(multiplicity) == "holm":
+        held = f"each holds its family-wise error rate at {ALPHA:.0%} (Holm; the ladder: Bonferroni over its steps)"
+        total = (f"so the chance that at least one ▲/▼ or counted rung anywhere on this page is a false alarm is at "
+                 f"most {k} × {ALPHA:.0%} = {rate:.0%} (a union bound), not {ALPHA:.0%}")
+    else:
+        held = (f"each holds its false discovery rate at {ALPHA:.0%} (Benjamini–Hochberg; the ladder: Bonferroni "
+                "over its steps)")
+        total = (f"so up to {ALPHA:.0%} of the flags in each family may be false, and the page as a whole controls "
+                 f"no more than that: families are not pooled")
+    return (f"**Error rate of the whole page:** it holds {k} families of tests ({listed}); {held}; {total}. Read a "
+            "single flag with that in mind, and confirm a surprise with a study of its own.")
+
+
 def run_designer_report(study_dir: str | Path, out_dir: str | Path | None = None, multiplicity: str = "holm") -> Path:
-    """Write ``designer.md`` and its figures (default: ``DIR/report``); return the page's path."""
+    """Write ``designer.md``, its figures and ``verdict.txt`` (default: ``DIR/report``); return the page's path."""
     study = causal.read_study(study_dir)
     out = Path(out_dir) if out_dir is not None else study.path / "report"
     out.mkdir(parents=True, exist_ok=True)
     m = study.manifest
     base_games = study.games(study.base)
     kinds = {k: len(study.of_kind(k)) for k in ("power", "endowment", "ladder")}
+    groups = _ladder_top(study)
+    shared = [a for a in study.arms if a.dir != a.name]  # the games of an earlier arm (`Sweep.same_games`)
     md = [f"# Balance study: {m.name}", "", f"Data: `{study.path}`", "",
           f"- {len(study.arms)} arms on disk ({kinds['power']} restricted play, {kinds['endowment']} endowments, "
           f"{kinds['ladder']} ladder rungs) of {len(m.variants)}; the base arm: "
-          f"{base_games['game_id'].nunique()} games from {base_games['deal_id'].nunique()} deals",
+          f"{base_games['game_id'].nunique()} games from {base_games['deal_id'].nunique()} deals"
+          + (f"; {', '.join(f'`{a.name}`' for a in shared)} " + ("is" if len(shared) == 1 else "are")
+             + " the same games as another arm's, played once" if shared else ""),
           f"- entrants: {entrants_text(m.config)}; table size {m.config.get('table_size')}, rotate = "
           f"{json.dumps(m.config.get('rotate'))}",
           f"- rules: {rules_text(m.config.get('rules', {}))}; seed {m.config.get('seed')}"]
     if m.status != "complete":
         md.append(f"- **study status: {m.status}** — only the arms and games on disk are analysed")
     md += ["", "Every arm plays the same deals with the same opponents in the same seats; an intervention's value is "
-           f"the mean of its {PAIRED}. These are effects, not associations.", ""]
+           f"the mean of its {PAIRED}. These are effects, not associations. Every value is a value *to that bot, "
+           "played its way, in this field*: another bot, or the same bot among other opponents, may value a power "
+           "or a card differently.", ""]
+    body: list[str] = []
 
     def figure(name: str, fig: Figure, title: str) -> None:
-        md.extend([f"![{title}]({save_figure(fig, out / name, dpi=110)})", ""])
+        body.extend([f"![{title}]({save_figure(fig, out / name, dpi=110)})", ""])
         plt.close(fig)
 
-    md += ["## 1. How long games last, and how often they end by themselves", "",
-           "Hands per game (Student-t interval over deals), its median (percentile bootstrap over deals), and the "
-           "share of games that ended by themselves rather than at the hand cap (`max_hands`), per deal then over "
-           "deals, clipped to 0..1; the rule variants are the skill ladder's games at the base lineup's rung.", "",
-           length_table(study, _ladder_top(study)), ""]
+    compared = rule_comparison(study, groups, multiplicity) if groups else None
+    body += ["## 1. How long games last, and how often they end by themselves", "",
+             "Hands per game (Student-t interval over deals), its median (percentile bootstrap over deals), and the "
+             "share of games that ended by themselves rather than at the hand cap (`max_hands`), per deal then over "
+             "deals, clipped to 0..1; the rule variants are the skill ladder's games at the base lineup's rung.", "",
+             length_table(study, groups), ""]
+    if compared is not None:
+        family = multiplicity_text(multiplicity, int(compared.attrs.get("family", 0)),
+                                   "hands, endings, seats and skill gaps of every variant")
+        body += [f"Each rules variant against the study's rules, paired by deal (the verdict's lines; {family}):",
+                 "", *(f"- {line}" for line in verdict.sweep_lines(compared, list(groups), "base")), ""]
     joint = an.seat_joint_test(base_games)
     seats = an.seat_advantage(base_games)
-    md += ["## 2. Seat advantage", "", f"Are the seats equal? **{joint.text()}** ({SEAT_TEST}).", "",
-           md_table(["seat (0 = first dealer)", "win share [95% CI]", "equal share", "deals"],
-                    [[int(r["seat"]), cell(r["mean"], r["ci_low"], r["ci_high"], ".3f", note=r["note"]),
-                      f"{r['fair']:.3f}", r["deals"]] for r in records(seats)]), ""]
+    body += ["## 2. Seat advantage", "", f"Are the seats equal? **{joint.text()}** ({SEAT_TEST}).", "",
+             md_table(["seat (0 = first dealer)", "win share [95% CI]", "equal share", "deals"],
+                      [[int(r["seat"]), cell(r["mean"], r["ci_low"], r["ci_high"], ".3f", note=r["note"]),
+                        f"{r['fair']:.3f}", r["deals"]] for r in records(seats)]), ""]
+    values = None
     if kinds["power"]:
         values = causal.power_values(study, multiplicity)
-        md += ["## 3. What each power is worth (restricted play)", "",
-               "Each row bars one entrant from one power for whole games (rulings §8: its Clubs make nothing wild "
-               "for it, it never moves Spades, draws with Hearts, steals, or takes a New Treasure); the value is "
-               "what it loses: unrestricted minus restricted, in net chips and in strength (the share of opponents "
-               f"it finished ahead of). Estimator: {PAIRED}. "
-               f"{multiplicity_text(multiplicity, int(len(values) / 2), 'per metric, every entrant x power')}.",
-               "", power_table(values), ""]
-        figure("designer_powers.png", plot_power_values(values), "value of each power")
+        body += ["## 3. What each power is worth to each bot (restricted play)", "",
+                 "Each row bars one entrant from one power for whole games (rulings §8: its Clubs make nothing wild "
+                 "for it, it never moves Spades, draws with Hearts, steals, or takes a New Treasure); the value is "
+                 "what it loses: unrestricted minus restricted, in net chips and in strength (the share of opponents "
+                 "it finished ahead of). It is the power's value **to that bot, as it plays it, against this field**, "
+                 "not the power's worth in general. A negative value means the bot does better without the power: "
+                 "for Spades, Hearts and Diamonds, which a bot may always decline, that is the bot misplaying them; "
+                 f"Clubs and New Treasures come whether it wants them or not. Estimator: {PAIRED}. "
+                 f"{multiplicity_text(multiplicity, int(len(values) / 2), 'per metric, every entrant x power')}.",
+                 "", power_table(values), "", "What survives the adjustment:", "", *power_reading(values), ""]
+        figure("designer_powers.png", plot_power_values(values), "value of each power to each bot")
+    suits, endow = None, None
     if kinds["endowment"]:
         endow = causal.endowment_values(study, multiplicity)
-        md += ["## 4. What a starting Treasure is worth (endowments)", "",
-               f"Each arm starts every game with one card in {endow['entrant'].iloc[0]}'s Treasure Zone; the value "
-               f"is endowed minus base on the same deal ({_span(endow['deals'])} deals a card). The card leaves "
-               "the deck, so the cards dealt differ from the base's even in the first hand: the pairing keeps the "
-               f"opponents and seats, not the cards. Estimator: {PAIRED}. "
-               f"{multiplicity_text(multiplicity, int(len(endow) / 2), 'per metric, every card')}. Per suit, the "
-               "mean over its ranks is one paired difference per deal (the average of the cells):", "",
-               suit_table(study, endow), ""]
-        figure("designer_endowments.png", plot_heat_map(endow, "net"), "value of a starting Treasure (net)")
-        figure("designer_endowments_strength.png", plot_heat_map(endow, "strength"),
+        suits = suit_values(study, endow, multiplicity)
+        entrant = endow["entrant"].iloc[0]
+        body += ["## 4. What a starting Treasure is worth (endowments)", "",
+                 f"Each arm starts every game with one card in {entrant}'s Treasure Zone; the value is endowed "
+                 f"minus base on the same deal ({_span(endow['deals'])} deals a card), to `{entrant}` in this field. "
+                 "The card leaves the deck, so the cards dealt differ from the base's even in the first hand: the "
+                 f"pairing keeps the opponents and seats, not the cards. Estimator: {PAIRED}.", "",
+                 "**Per suit** (the mean over its studied ranks, one paired difference per deal; "
+                 f"{multiplicity_text(multiplicity, len(suits) // 2 if len(suits) else 0, 'per metric, the suits')}):",
+                 "", suit_table(suits), ""]
+        figure("designer_endowments.png", plot_heat_map(endow, "net", suits), "value of a starting Treasure (net)")
+        figure("designer_endowments_strength.png", plot_heat_map(endow, "strength", suits),
                "value of a starting Treasure (strength)")
+        body += [f"**Every card** ({multiplicity_text(multiplicity, int(len(endow) / 2), 'per metric, every card')}; "
+                 "in the heat maps, only these flagged cells are framed and in full colour):", "",
+                 "<details><summary>the value of each card with its interval</summary>", "", card_table(endow), "",
+                 "</details>", ""]
+    ladder = None
     if kinds["ladder"]:
-        rungs, depth = causal.ladder(study)
-        md += ["## 5. Skill depth", "",
-               f"The same bot at rising strength against the same field, under each rules variant. "
-               f"{causal.DEPTH_METHOD}. Strength per rung: Student-t interval over deals.", "",
-               md_table(["rules", "skill depth", "distinguishable chain", "rungs", "deals a rung"],
-                        [[r["group"], r["depth"], r["chain"], r["rungs"], r["deals"]] for r in records(depth)]), "",
-               md_table(["rules", "rung", "strength [95% CI]", "step from the rung below", "net [95% CI]"],
-                        [[r["group"], r["rung"], cell(r["strength"], r["strength_low"], r["strength_high"], ".3f"),
-                          cell(r["strength_step"], r["strength_step_low"], r["strength_step_high"], "+.3f"),
-                          cell(r["net"], r["net_low"], r["net_high"], "+.1f")] for r in records(rungs)]), ""]
+        rungs, depth = ladder = causal.ladder(study)
+        body += ["## 5. Skill depth", "",
+                 f"The same bot at rising strength against the same field, under each rules variant. "
+                 f"{causal.DEPTH_METHOD[0].upper()}{causal.DEPTH_METHOD[1:]}. Strength, net and head-to-head per "
+                 "rung: Student-t interval over deals.", "",
+                 f"{causal.CEILING_TEXT}.", "",
+                 md_table(["rules", "depth by strength", "distinguishable chain", "depth by net",
+                           "depth by head-to-head", "strength at its ceiling at", "rungs", "deals a rung"],
+                          [[r["group"], r["depth"], r["chain"], r["depth_net"],
+                            f"{r['depth_h2h']} (with `{r['opponent']}`)", r["ceiling"] or "—", r["rungs"], r["deals"]]
+                           for r in records(depth)]), "",
+                 md_table(["rules", "rung", "strength [95% CI]", "step from the rung below", "net [95% CI]",
+                           "ahead of the strongest opponent [95% CI]"],
+                          [[r["group"], f"{r['rung']}" + (" (at the ceiling)" if r["ceiling"] else ""),
+                            cell(r["strength"], r["strength_low"], r["strength_high"], ".3f"),
+                            cell(r["strength_step"], r["strength_step_low"], r["strength_step_high"], "+.3f"),
+                            cell(r["net"], r["net_low"], r["net_high"], "+.1f"),
+                            cell(r["h2h"], r["h2h_low"], r["h2h_high"], ".3f")] for r in records(rungs)]), ""]
         figure("designer_ladder.png", plot_ladder(rungs, depth), "skill ladder")
     nets = causal.net_by_deal(base_games)
-    md += ["## 6. How much is luck", ""]
+    body += ["## 6. How much is luck", ""]
+    share = None
     if len(nets) >= 2:
         share = entrant_share(nets.to_numpy())
-        md += [f"Of the variance of one entrant's net money in one deal, the part due to *who* plays (the "
-               f"entrants' true means) is **{cell(share.mean, share.low, share.high, '.3f')}**; the rest, "
-               f"**{1 - share.mean:.3f}**, comes with the deal (the cards, the seat, and how they meet the bots). "
-               f"Estimator: {SHARE_METHOD.format(replicates=1000)}; {share.n} deals of the base arm.", ""]
+        body += [f"Of the variance of one entrant's net money in one deal, the part due to *who* plays (the "
+                 f"entrants' true means) is **{cell(share.mean, share.low, share.high, '.3f')}**; the rest, "
+                 f"**{1 - share.mean:.3f}**, comes with the deal (the cards, the seat, and how they meet the bots). "
+                 f"Estimator: {SHARE_METHOD.format(replicates=1000)}; {share.n} deals of the base arm.", ""]
     else:
-        md += ["Not available: it needs every entrant at the table in at least two deals of the base arm (a study "
-               "with more entrants than seats has none).", ""]
-    md += [
+        body += ["Not available: it needs every entrant at the table in at least two deals of the base arm (a study "
+                 "with more entrants than seats has none).", ""]
+    body += [
            "## What is not on this page", "",
            "A regression of final money on the Treasures held at the end of a game measures survival, not value "
            "(a busted player holds almost none): the sweep report still shows it, labelled as an association. The "
            "values above come from interventions.", ""]
+    lines = _verdict(study, base_games, compared, values, suits, str(endow["entrant"].iloc[0]) if endow is not None
+                     else "", ladder, share)
+    ladders = 0 if ladder is None else len(ladder[1])
+    md += ["## Verdict", "", *(f"- {line}" for line in lines), "",
+           _families(kinds, len(groups), compared is not None, ladders, multiplicity), "", *body]
+    (out / VERDICT).write_text("\n".join(lines) + "\n", encoding="utf-8")
     path = out / "designer.md"
     path.write_text("\n".join(md).rstrip() + "\n", encoding="utf-8")
     return path
+
+
+VERDICT = "verdict.txt"  # the verdict's lines, which `treasure-sim balance` prints

@@ -10,7 +10,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
-from matplotlib.ticker import MaxNLocator
+from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter
 
 from .analysis import head_to_head_matrix
 
@@ -90,21 +90,34 @@ def _hbars(table: pd.DataFrame, xlabel: str, title: str, fmt: str, ref: float | 
     return fig
 
 
-def plot_win_shares(table: pd.DataFrame, colors: dict[str, str] | None = None) -> Figure:
-    """Mean win share per strategy (from `analysis.win_rates`) with its interval and the equal-share line."""
+def _table_caveat(what: str, table: pd.DataFrame, lineups: int | None) -> str:
+    """The summary's caveat: a win share or net measures the table an entrant drew as much as the entrant."""
+    if lineups is not None and lineups > 1:
+        return (f"{what} depend on who shares a table: these {len(table)} entrants met in {lineups} different "
+                "lineups, so compare them by strength.")
+    return (f"{what} depend on who shares a table: entrants who met in different lineups are compared by strength, "
+            "not by this figure.")
+
+
+def plot_win_shares(table: pd.DataFrame, colors: dict[str, str] | None = None, lineups: int | None = None) -> Figure:
+    """Mean win share per strategy (from `analysis.win_rates`) with its interval and the equal-share line.
+
+    ``lineups``: how many different lineups the entrants met in (the caption says what that means)."""
     fair: Sequence[float] = table["fair"].dropna().unique().tolist() if "fair" in table else []
     ref = float(fair[0]) if len(fair) == 1 else None
     fig = _hbars(table, "win share (fraction of games finished with the most chips; ties split)",
                  "Win share per strategy", ".3f", ref, f"equal share ({ref:.3g})" if ref else "", colors)
-    _caption(fig, table)
+    method = f"Error bars: {table.attrs['method']}. " if table.attrs.get("method") else ""
+    _caption(fig, table, method + _table_caveat("Win shares", table, lineups))
     return fig
 
 
-def plot_mean_net(table: pd.DataFrame, colors: dict[str, str] | None = None) -> Figure:
+def plot_mean_net(table: pd.DataFrame, colors: dict[str, str] | None = None, lineups: int | None = None) -> Figure:
     """Mean net chips per game per strategy (from `analysis.mean_net`) with its interval; 0 = break even."""
     fig = _hbars(table, "mean net money per game (chips; final minus starting stack)",
                  "Mean net money per strategy", ".1f", 0.0, "break even", colors)
-    _caption(fig, table)
+    method = f"Error bars: {table.attrs['method']}. " if table.attrs.get("method") else ""
+    _caption(fig, table, method + _table_caveat("Net chips", table, lineups))
     return fig
 
 
@@ -119,7 +132,8 @@ def plot_head_to_head(h2h: pd.DataFrame, order: Sequence[str] | None = None) -> 
     deals = head_to_head_matrix(h2h, "deals", order).to_numpy(dtype=float) if "deals" in h2h else None
     values = share.to_numpy(dtype=float)
     n = len(share)
-    fig = Figure(figsize=(max(5.0, 2.2 + 1.1 * n), max(4.0, 1.6 + 0.9 * n)), layout="constrained")
+    label = 0.075 * max((len(str(x)) for x in share.index), default=0)  # inches of the longest name at 10 pt
+    fig = Figure(figsize=(2.6 + label + 1.1 * n, 2.4 + 0.5 * label + 1.0 * n), layout="constrained")
     ax = fig.add_subplot()
     image = ax.imshow(values, cmap=HEATMAP_CMAP, vmin=0, vmax=1)
     for i in range(n):
@@ -175,6 +189,10 @@ def plot_planning(plan: pd.DataFrame, targets: Mapping[str, Sequence[float]] | N
             ax.axvline(w, color="0.5", linestyle=":", linewidth=1)
         ax.set_xscale("log")
         ax.set_yscale("log")
+        for axis in (ax.xaxis, ax.yaxis):  # plain numbers at 1, 2, 5 x 10^k, unlabelled minor ticks: never crowded
+            axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0), numticks=5))
+            axis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:g}"))
+            axis.set_minor_formatter(NullFormatter())
         ax.set_xlabel(f"target half-width of the {metric} interval")
         ax.set_title(metric)
         ax.grid(alpha=0.3, which="both")
@@ -229,8 +247,9 @@ def plot_trajectories(traj: pd.DataFrame, max_games: int = 6, colors: dict[str, 
     n = max(1, len(chosen))
     cols = min(3, n)
     rows = -(-n // cols)
-    fig = Figure(figsize=(4.2 * cols, 3.0 * rows + 0.8), layout="constrained")
+    fig = Figure(figsize=(max(4.2 * cols, 7.0), 3.0 * rows + 0.8), layout="constrained")
     axes = fig.subplots(rows, cols, squeeze=False, sharey=True).ravel()
+    ends: dict[Axes, list[tuple[float, float, str, str]]] = {}
     for ax in axes[len(chosen):]:
         ax.set_visible(False)
     seen: dict[str, Line2D] = {}
@@ -245,8 +264,8 @@ def plot_trajectories(traj: pd.DataFrame, max_games: int = 6, colors: dict[str, 
             (line,) = ax.plot(g["hand_no"], g["money"], color=colors.get(name, "0.5"), linestyle=style,
                               linewidth=1.4, label=name)
             seen.setdefault(name, line)
-            ax.annotate(f"s{seat}", (g["hand_no"].iloc[-1], g["money"].iloc[-1]), xytext=(3, 0),
-                        textcoords="offset points", fontsize=7, va="center", color=colors.get(name, "0.5"))
+            ends.setdefault(ax, []).append((float(g["hand_no"].iloc[-1]), float(g["money"].iloc[-1]), f"s{seat}",
+                                            colors.get(name, "0.5")))
         title = f"game {game['game_id'].iloc[0]}"
         if {"deal_id", "rotation"} <= set(game.columns):
             title += f" (deal {game['deal_id'].iloc[0]}, rotation {game['rotation'].iloc[0]})"
@@ -254,10 +273,36 @@ def plot_trajectories(traj: pd.DataFrame, max_games: int = 6, colors: dict[str, 
         ax.set_xlabel("hand")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.grid(alpha=0.3)
+    for ax, labels in ends.items():
+        _end_labels(ax, labels)
     for ax in axes[::cols]:
         ax.set_ylabel("money (chips)")
     if seen:
         fig.legend(list(seen.values()), list(seen), loc="outside lower center", ncols=min(4, len(seen)), fontsize=8,
                    frameon=False)
-    fig.suptitle("Money over the hands of a game (s = seat; one game's luck, not a skill estimate)")
+    fig.suptitle("Money over the hands of a game (s = seat; one game's luck, not a skill estimate)",
+                 fontsize=11 if cols > 1 else 10)
     return fig
+
+
+END_LABEL_GAP = 0.075  # the least vertical distance between two end labels, as a share of the axes' height
+
+
+def _end_labels(ax: Axes, labels: list[tuple[float, float, str, str]]) -> None:
+    """Seat labels at the end of each line, moved apart vertically where lines end close together (a thin tick
+    joins a moved label to its line's end)."""
+    low, high = ax.get_ylim()
+    span = (high - low) or 1.0
+    order = sorted(labels, key=lambda e: e[1])
+    spots: list[float] = []
+    for _, y, _, _ in order:  # sweep upwards: each label at least a gap above the one below
+        spot = (y - low) / span
+        spots.append(max(spot, spots[-1] + END_LABEL_GAP) if spots else spot)
+    overflow = spots[-1] - 0.98 if spots else 0.0
+    if overflow > 0:  # too high at the top: move the stack down, keeping the gaps, no lower than the axes
+        spots = [max(s - overflow, 0.02 + i * END_LABEL_GAP) for i, s in enumerate(spots)]
+    for (x, y, text, color), spot in zip(order, spots, strict=True):
+        moved = abs(spot - (y - low) / span) > 1e-6
+        ax.annotate(text, (x, y), xytext=(4, spot), textcoords=("offset points", "axes fraction"), fontsize=7,
+                    va="center", color=color,
+                    arrowprops={"arrowstyle": "-", "color": color, "linewidth": 0.6} if moved else None)

@@ -248,10 +248,10 @@ def _section(res: an.Results, games: pd.DataFrame, out: Path, prefix: str, manif
                "p-values are shown raw / adjusted. These paired differences are what decide whether two entrants "
                "differ. The heatmap shows the first measure.", _pairs_table(h2h))
     lineup = f" It depends {LINEUP_WORDS.format(n=len(tables))}." if len(tables) > 1 else ""
-    figure("Win share", "win_shares", plots.plot_win_shares(wins, colors),
+    figure("Win share", "win_shares", plots.plot_win_shares(wins, colors, lineups=len(tables)),
            "Share of games each entrant finished with the most chips (ties split). The dashed line is what an "
            f"equal player would get.{lineup}")
-    figure("Mean net money", "mean_net", plots.plot_mean_net(net, colors),
+    figure("Mean net money", "mean_net", plots.plot_mean_net(net, colors, lineups=len(tables)),
            f"Chips won or lost per game on average ({net.attrs['estimator']}); 0 is break even.{lineup}")
     joint = an.seat_joint_test(games)
     figure("Seat advantage", "seat_advantage", plots.plot_seat_advantage(seats),

@@ -14,6 +14,7 @@ from matplotlib.ticker import MaxNLocator
 
 from ..run.store import Manifest
 from . import balance as bal
+from . import verdict
 from .markdown import by_key, cell, entrants_text, md_table, record_cell, records, save_figure
 from .plots import OKABE_ITO
 from .stats import DEFAULT_NET, SEAT_TEST, multiplicity_text
@@ -97,7 +98,9 @@ def plot_group(table: pd.DataFrame, variants: list[str], baseline: str, title: s
     metrics = [m for m in dict.fromkeys(table["metric"]) if spread.loc[m].max() > 0] or list(spread.index[:1])
     cols = min(3, len(metrics))
     rows = -(-len(metrics) // cols)
-    fig = Figure(figsize=(4.3 * cols, (0.32 * len(variants) + 1.3) * rows + 1.0), layout="constrained")
+    wide = 4.3 * cols >= 9  # the legend's two columns need about 9 inches; a narrower figure stacks them
+    fig = Figure(figsize=(max(4.3 * cols, 7.0), (0.32 * len(variants) + 1.3) * rows + (1.0 if wide else 1.6)),
+                 layout="constrained")
     axes = fig.subplots(rows, cols, squeeze=False, sharey=True).ravel()
     for ax in axes[len(metrics):]:
         ax.set_visible(False)
@@ -127,7 +130,8 @@ def plot_group(table: pd.DataFrame, variants: list[str], baseline: str, title: s
     handles = [fig.axes[0].errorbar([], [], fmt=m, color=c)[0] for m, c in (("o", BASE), ("^", HIGHER),
                                                                               ("v", LOWER), ("o", SAME))]
     fig.legend(handles, [f"baseline: {baseline} (dashed line and grey band: its value and interval)", *legend],
-               loc="outside upper center", ncols=2, fontsize=8, frameon=False, title=title, title_fontsize=12)
+               loc="outside upper center", ncols=2 if wide else 1, fontsize=8, frameon=False, title=title,
+               title_fontsize=12)
     width = int(fig.get_figwidth() * 14)
     fig.supxlabel(textwrap.fill(f"Error bars: {caption}.", width), fontsize=8, color="0.35")
     return fig
@@ -136,7 +140,8 @@ def plot_group(table: pd.DataFrame, variants: list[str], baseline: str, title: s
 def plot_fold(fold: pd.DataFrame, variants: list[str], baseline: str) -> Figure:
     """Worth minus cost of a Treasure per suit and variant (an association: see _GROUP_TEXT["fold_value"])."""
     table = fold.rename(columns={"suit": "metric", "net": "mean", "net_low": "ci_low", "net_high": "ci_high"})
-    return plot_group(table, variants, baseline, "Last folder: what a Treasure is worth minus the chips given up",
+    return plot_group(table, variants, baseline, "Last folder: final money per Treasure held minus the chips given up "
+                      "(an association)",
                       "chips (final money per Treasure held − chips given up to take it)", ref=0.0,
                       legend=("worth more than it cost", "cost more than it is worth", "not shown to differ"),
                       caption="worth and cost intervals combined as independent (see report.md)")
@@ -183,6 +188,8 @@ def run_sweep_report(sweep_dir: str | Path, out_dir: str | Path | None = None, m
                                            "net_high": "diff_high"}).assign(group="fold_value")],
               ignore_index=True).to_csv(out / COMPARISONS, index=False)
     md = [f"# Treasure Poker rules sweep: {result.manifest.name or sweep_dir.name}", "",
+          "## Verdict", "", *(f"- {line}" for line in verdict.sweep_lines(compared, variants, baseline)), "",
+          f"{verdict.METHOD}: {multiplicity_text(result.multiplicity, result.family, 'every difference here')}.", "",
           f"Data: `{sweep_dir}`", "", *_setup(result.manifest, result), "",
           f"Intervals: {bal.METHOD}. {PAIRING}", "", f"**Multiplicity:** {multiplicity_line(result)}", "",
           "## Headline", "", headline_table(compared, variants), "",
