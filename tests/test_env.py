@@ -1,5 +1,5 @@
 """The PettingZoo environment: PettingZoo's own API and seed tests, every decision type reachable through the
-action set, rewards that add up to each agent's chips, and no game thread left behind."""
+action set, rewards that add up to each agent's chips, and no thread: the environment steps the game's state."""
 
 from __future__ import annotations
 
@@ -22,8 +22,8 @@ CONFIGS = [
 ]
 
 
-def game_threads() -> list[threading.Thread]:
-    return [t for t in threading.enumerate() if t.name == "treasure-poker-game"]
+def threads() -> list[threading.Thread]:
+    return threading.enumerate()
 
 
 @pytest.mark.filterwarnings("ignore:Observation:UserWarning")
@@ -32,8 +32,9 @@ def test_pettingzoo_api_and_seed_tests(config):
     environment = env(**config)
     pettingzoo_test.api_test(environment, num_cycles=1000)
     environment.close()
+    before = threads()
     pettingzoo_test.seed_test(lambda: env(**config), num_cycles=500)
-    assert not game_threads()
+    assert threads() == before
 
 
 def coverage_policy(rng: np.random.Generator):
@@ -87,6 +88,10 @@ def test_an_illegal_action_is_refused_with_the_legal_ones():
     illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
     with pytest.raises(ValueError, match=r"not legal for player_0 now \(bet; legal: 0, 1"):
         environment.step(illegal)
+    for not_an_int in ("1", 1.0, 1.5, True, np.True_, None):  # docs/env.md: an action is an int
+        with pytest.raises(ValueError, match="not legal for player_0"):
+            environment.step(not_an_int)
+    environment.step(np.int64(CALL_ACTION))  # numpy's ints are ints (a Discrete space samples them)
     environment.close()
 
 
@@ -104,14 +109,32 @@ def test_raise_sizes_follow_the_pot_and_stay_within_the_limits():
     environment.close()
 
 
-def test_reset_and_close_leave_no_thread():
+def test_no_thread_runs_the_game():
+    before = threads()
     environment = raw_env(learners=2, bots=("random",))
     for seed in range(5):
         environment.reset(seed=seed)
         environment.step(int(np.flatnonzero(environment.observe(environment.agent_selection)["action_mask"])[0]))
-    assert len(game_threads()) == 1
+        assert threads() == before
     environment.close()
-    assert not game_threads()
+
+
+def test_games_are_the_seeds_and_the_actions():
+    """Two environments given the same seed and actions see the same game, step for step."""
+
+    def episode() -> list:
+        environment = raw_env(learners=2, bots=("random", "equity"), rules=RuleSet(max_hands=20))
+        environment.reset(seed=11)
+        rng = np.random.default_rng(0)
+        seen = []
+        for agent in environment.agent_iter():
+            obs, reward, terminated, truncated, _ = environment.last()
+            seen.append((agent, obs["observation"].tobytes(), reward))
+            legal = np.flatnonzero(obs["action_mask"])
+            environment.step(None if terminated or truncated else int(rng.choice(legal)))
+        return seen + [environment.result.final_money]
+
+    assert episode() == episode()
 
 
 def test_bad_arguments_are_refused():
@@ -137,4 +160,3 @@ def test_the_docs_example_trains_and_evaluates():
     spec.loader.exec_module(module)
     scores = module.main(["--games", "30"])
     assert set(scores) == {"learned", "uniform over legal actions"}
-    assert not game_threads()

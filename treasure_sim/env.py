@@ -4,19 +4,17 @@
 agents ``player_0 .. player_{k-1}`` sit at seats 0..k-1 and the ``bots`` (built-in strategies by name)
 fill the other seats. ``docs/env.md`` documents the action set, the observation vector and the rewards.
 
-Why a thread: the engine calls its bots (`Strategy`) rather than being stepped. Each game runs in a worker
-thread in which every learning seat is a proxy `Strategy` that posts its decision to the environment and
-blocks until ``step`` answers it; exactly one of the two threads runs at any time, so a game depends only on
-its seed. ``reset`` and ``close`` stop the worker (its proxy raises an exception no seat catches) and join it,
-so no thread outlives its game.
+How: the environment steps the game's state (`GameState`), no thread. ``Game.play_until`` asks the bots
+through their seats exactly as a tournament's games do and stops at the next question for a learning seat
+(a `questions.Decision`, with its legal options); each such question becomes one or more agent steps
+(`AgentStep`: a Spades move is one card a step, a steal its card then its Diamond), and the answer is played
+with ``GameState.apply``, which checks it against the state's own options.
 """
 
 from __future__ import annotations
 
-import queue
-import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
@@ -24,9 +22,9 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from .game.cards import SPADES, SUIT
 from .game.engine import Game
 from .game.history import GameResult
+from .game.questions import QUESTIONS, Decision
 from .game.rules import RuleSet
 from .game.strategy import CALL, RAISE, Action, Observation, Steal, Strategy
 from .run.loader import load_strategy
@@ -35,7 +33,12 @@ FOLD_ACTION, CALL_ACTION, MIN_RAISE, HALF_POT, POT, TWO_POTS, ALL_IN, YES, NO = 
 CARD_BASE = 9  # action CARD_BASE + c names card c (0..51, rank * 4 + suit)
 N_ACTIONS = CARD_BASE + 52
 RAISE_ACTIONS = {MIN_RAISE: None, HALF_POT: 0.5, POT: 1.0, TWO_POTS: 2.0, ALL_IN: None}
-PHASES = ("bet", "spades", "hearts", "joker_treasure", "make_room", "steal_card", "steal_diamond", "keep_playing")
+STEPS = {"bet": ("bet",), "spades": ("spades",), "hearts": ("hearts",), "joker_treasure": ("joker_treasure",),
+         "make_room": ("make_room",), "steal": ("steal_card", "steal_diamond"), "keep_playing": ("keep_playing",)}
+"""Each question of the catalogue (`questions.QUESTIONS`) as the agent steps (phases) that answer it."""
+assert STEPS.keys() == QUESTIONS.keys(), "every question of the catalogue needs its agent steps"
+PHASES = tuple(phase for steps in STEPS.values() for phase in steps)
+"""The phases of ``info["phase"]``, in the order of the observation's one-hot (docs/env.md)."""
 PLAYER_FEATURES = 8  # money, bet, committed, folded, in hand, all in, dealer, last folder
 ACTION_NAMES = ("fold", "check/call", "raise: minimum", "raise: half pot", "raise: pot", "raise: two pots",
                 "all in", "yes", "no") + tuple(f"card {c}" for c in range(52))
@@ -51,9 +54,15 @@ def raw_env(**kwargs: Any) -> TreasurePokerEnv:
     return TreasurePokerEnv(**kwargs)
 
 
+_MORE = object()  # what an agent step's answer is when the question needs another step
+
+
 @dataclass
-class Decision:
-    """One question to a learning seat: what the engine asked, the legal actions, how an action answers it."""
+class AgentStep:
+    """One agent step of a question to a learning seat: the phase, the legal actions, what an action answers.
+
+    ``answer(action)`` is the answer to the state's question, or ``_MORE`` when the question goes on (``next``).
+    """
 
     seat: int
     phase: str
@@ -61,90 +70,100 @@ class Decision:
     legal: list[int]
     options: tuple = ()
     pending: int = -1  # steal_diamond: the card chosen to take
-    answer: Callable[[int], Any] = field(default=lambda action: action)
+    answer: Callable[[int], Any] = lambda action: action
+    next: AgentStep | None = None
 
 
-class _Stop(BaseException):
-    """Raised in a proxy seat when the environment stops its game (reset, close): no seat catches it."""
+def agent_step(d: Decision, obs: Observation) -> AgentStep:
+    """The first agent step of the state's question ``d`` to a learning seat, its options read from ``d``."""
+    return _FIRST_STEP[d.kind](d, obs)
 
 
-@dataclass
-class _Finished:
-    result: GameResult | None
-    error: BaseException | None = None
+def _bet_step(d: Decision, obs: Observation) -> AgentStep:
+    legal = [FOLD_ACTION, CALL_ACTION] + (list(RAISE_ACTIONS) if RAISE in d.options else [])
+    return AgentStep(d.seat, "bet", obs, legal, answer=lambda a: bet_action(a, obs))
 
 
-class _Channel:
-    """The hand-off between the game thread (asks, then waits) and the environment (answers, then waits)."""
-
-    def __init__(self) -> None:
-        self.questions: queue.Queue[Decision | _Finished] = queue.Queue()
-        self.answers: queue.Queue[Any] = queue.Queue()
-
-    def ask(self, decision: Decision) -> Any:
-        self.questions.put(decision)
-        answer = self.answers.get()
-        if answer is _Stop:
-            raise _Stop
-        return decision.answer(answer)
+def _yes_no_step(d: Decision, obs: Observation) -> AgentStep:
+    assert d.options == (True, False)
+    return AgentStep(d.seat, d.kind, obs, [YES, NO], answer=lambda a: a == YES)
 
 
-class _ProxySeat(Strategy):
-    """A learning agent's seat: every decision becomes one or more agent steps."""
+def _spades_step(d: Decision, obs: Observation, chosen: tuple[int, ...] = ()) -> AgentStep:
+    """One Spades Treasure a step (any subset of the options), NO when done."""
+    left = sorted(c for c in d.options if c not in chosen)
+    step = AgentStep(d.seat, "spades", obs, [NO] + [CARD_BASE + c for c in left])
 
-    def __init__(self, channel: _Channel, agent: str) -> None:
-        self.channel = channel
+    def answer(action: int) -> Any:
+        if action == NO:
+            return chosen
+        now = (*chosen, action - CARD_BASE)
+        if len(now) == len(d.options):
+            return now
+        step.next = _spades_step(d, obs, now)
+        return _MORE
+
+    step.answer = answer
+    return step
+
+
+def _joker_step(d: Decision, obs: Observation) -> AgentStep:
+    return AgentStep(d.seat, "joker_treasure", obs, [CARD_BASE + c for c in d.options], d.options,
+                     answer=card_or_none)
+
+
+def _room_step(d: Decision, obs: Observation) -> AgentStep:
+    zone = sorted(c for c in d.options if c is not None)
+    return AgentStep(d.seat, "make_room", obs, [NO] + [CARD_BASE + c for c in zone], (d.treasure,),
+                     answer=card_or_none)
+
+
+def _steal_step(d: Decision, obs: Observation) -> AgentStep:
+    """The card to take (NO: stop), then, when more than one Diamond can pay for it, the Diamond to spend."""
+    steals: tuple[Steal, ...] = tuple(o for o in d.options if o is not None)
+    cards = sorted({s.card for s in steals})
+    step = AgentStep(d.seat, "steal_card", obs, [NO] + [CARD_BASE + c for c in cards], steals)
+
+    def answer(action: int) -> Any:
+        if action == NO:
+            return None
+        card = action - CARD_BASE
+        payers = [s for s in steals if s.card == card]
+        if len(payers) == 1:
+            return payers[0]
+        by_diamond = {s.diamond: s for s in payers}
+        step.next = AgentStep(d.seat, "steal_diamond", obs, [CARD_BASE + c for c in sorted(by_diamond)], steals,
+                              card, answer=lambda a: by_diamond[a - CARD_BASE])
+        return _MORE
+
+    step.answer = answer
+    return step
+
+
+_FIRST_STEP: dict[str, Callable[[Decision, Observation], AgentStep]] = {
+    "bet": _bet_step, "spades": _spades_step, "hearts": _yes_no_step, "joker_treasure": _joker_step,
+    "make_room": _room_step, "steal": _steal_step, "keep_playing": _yes_no_step}
+assert _FIRST_STEP.keys() == QUESTIONS.keys()
+
+
+class _Learner(Strategy):
+    """A learning agent's seat in the game. The environment answers its questions (``Game.play_until`` hands
+    them over); only the vote before the first hand, taken as the game is built, is answered here: taking the
+    seat is the answer. It overrides every question, so the state asks the agent all of them."""
+
+    def __init__(self, agent: str) -> None:
         self.agent = agent
 
     def __repr__(self) -> str:
         return self.agent
 
-    def act(self, obs: Observation) -> Action:
-        legal = [FOLD_ACTION, CALL_ACTION] + (list(RAISE_ACTIONS) if RAISE in obs.legal else [])
-        return self.channel.ask(Decision(obs.seat, "bet", obs, legal, answer=lambda a: bet_action(a, obs)))
-
-    def move_spades(self, obs: Observation) -> list[int]:
-        mine = sorted(c for c in obs.my_treasures if SUIT[c] == SPADES)
-        chosen: list[int] = []
-        while len(chosen) < len(mine):  # one card an agent step; NO is done
-            left = [c for c in mine if c not in chosen]
-            card = self.channel.ask(Decision(obs.seat, "spades", obs, [NO] + [CARD_BASE + c for c in left],
-                                             answer=card_or_none))
-            if card is None:
-                break
-            chosen.append(card)
-        return chosen
-
-    def draw_heart(self, obs: Observation) -> bool:
-        return self.channel.ask(Decision(obs.seat, "hearts", obs, [YES, NO], answer=lambda a: a == YES))
-
-    def choose_joker_treasure(self, obs: Observation, options: tuple[int, ...]) -> int:
-        return self.channel.ask(Decision(obs.seat, "joker_treasure", obs, [CARD_BASE + c for c in options],
-                                         options, answer=card_or_none))
-
-    def make_room(self, obs: Observation, treasure: int) -> int | None:
-        """At the zone limit (``at_limit = "choose"``): a Treasure of mine to give up for ``treasure``, or NO."""
-        mine = sorted(obs.my_treasures)
-        return self.channel.ask(Decision(obs.seat, "make_room", obs, [NO] + [CARD_BASE + c for c in mine],
-                                         (treasure,), answer=card_or_none))
-
-    def steal(self, obs: Observation, options: tuple[Steal, ...]) -> Steal | None:
-        cards = sorted({s.card for s in options})
-        card = self.channel.ask(Decision(obs.seat, "steal_card", obs, [NO] + [CARD_BASE + c for c in cards], options,
-                                         answer=card_or_none))
-        if card is None:
-            return None
-        payers = [s for s in options if s.card == card]
-        if len(payers) == 1:
-            return payers[0]
-        by_diamond = {s.diamond: s for s in payers}
-        return self.channel.ask(Decision(obs.seat, "steal_diamond", obs, [CARD_BASE + d for d in sorted(by_diamond)],
-                                         options, card, answer=lambda a: by_diamond[a - CARD_BASE]))
-
     def keep_playing(self, obs: Observation) -> bool:
-        if obs.hand_no == 0:  # the vote before the first hand: taking the seat is the answer
-            return True
-        return self.channel.ask(Decision(obs.seat, "keep_playing", obs, [YES, NO], answer=lambda a: a == YES))
+        return obs.hand_no == 0 or self._not_here()
+
+    def _not_here(self, *_: Any) -> Any:
+        raise AssertionError(f"{self.agent} is asked by the environment, not through its seat")
+
+    act = move_spades = draw_heart = choose_joker_treasure = make_room = steal = _not_here  # type: ignore[assignment]
 
 
 def card_or_none(action: int) -> int | None:
@@ -196,13 +215,12 @@ class TreasurePokerEnv(AECEnv):
             "observation": spaces.Box(0.0, 1.0, (size,), np.float32),
             "action_mask": spaces.Box(0, 1, (N_ACTIONS,), np.int8)})
         self._action_space = spaces.Discrete(N_ACTIONS)
-        self._thread: threading.Thread | None = None
-        self._channel: _Channel | None = None
+        self._learners = range(learners)  # the learning seats: the environment answers their questions
         self._game: Game | None = None
         self._seed_source = np.random.default_rng()
         self._rewarded = 0  # hands whose chips were handed out as rewards
         self._last: dict[str, dict[str, np.ndarray]] = {}
-        self._decision: Decision | None = None
+        self._step: AgentStep | None = None  # the agent step that answers (part of) the state's question
         self.result: GameResult | None = None
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -211,34 +229,12 @@ class TreasurePokerEnv(AECEnv):
     def action_space(self, agent: str) -> spaces.Space:
         return self._action_space
 
-    # ----- the game thread --------------------------------------------------------------------------------------
-    def _stop_game(self) -> None:
-        if self._thread is not None and self._channel is not None:
-            if self._thread.is_alive():
-                self._channel.answers.put(_Stop)
-            self._thread.join()
-        self._thread = self._channel = None
-
-    def _run(self, players: list[Strategy], seed: int, channel: _Channel) -> None:
-        """The game thread: the game is built here too (building it asks the first vote to go on)."""
-        try:
-            game = self._game = Game(players, self.rules, seed, ends_game=(KeyboardInterrupt, _Stop))
-            channel.questions.put(_Finished(game.play()))
-        except _Stop:
-            pass
-        except BaseException as err:  # a bug must surface in the caller's thread, not die here
-            channel.questions.put(_Finished(None, err))
-
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        self._stop_game()
         if seed is not None:
             self._seed_source = np.random.default_rng(seed)
         game_seed = int(self._seed_source.integers(2**63))
-        channel = _Channel()
-        players: list[Strategy] = [_ProxySeat(channel, agent) for agent in self.possible_agents]
+        players: list[Strategy] = [_Learner(agent) for agent in self.possible_agents]
         players += [load_strategy(spec) for spec in self.bots]
-        self._game = None
-        self._channel = channel
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -246,44 +242,45 @@ class TreasurePokerEnv(AECEnv):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
         self._last = {agent: self._blank() for agent in self.agents}
-        self._rewarded, self.result, self._decision = 0, None, None
-        self._thread = threading.Thread(target=self._run, args=(players, game_seed, channel), daemon=True,
-                                        name="treasure-poker-game")
-        self._thread.start()
+        self._rewarded, self.result, self._step = 0, None, None
+        self._game = Game(players, self.rules, game_seed)  # asks the bots' votes before the first hand
         self._advance()
 
     def _advance(self) -> None:
-        """Wait for the game's next question to a learner (or its end) and make it the environment's state."""
-        assert self._channel is not None
-        question = self._channel.questions.get()
+        """Play on (the bots asked through their seats) to the next question to a learner, or the game's end, and
+        make it the environment's state."""
+        game = self._game
+        assert game is not None
+        while (decision := game.play_until(self._learners)) is None and not game.over:
+            pass  # a hand is over: its chips are handed out below
         self._hand_out_rewards()
-        if isinstance(question, _Finished):
-            self._stop_game()
-            if question.error is not None:
-                raise RuntimeError(f"the game failed: {question.error!r}") from question.error
-            self.result = question.result
-            assert self.result is not None
+        if decision is None:
+            self.result = game.result()
             truncated = self.result.end_reason == "hand_limit"
             for agent in self.agents:
                 (self.truncations if truncated else self.terminations)[agent] = True
                 # the outcome, without the wall-clock fields of the result (env.unwrapped.result has them all)
                 self.infos[agent] = {"final_money": self.result.final_money, "win_shares": self.result.win_shares,
                                      "end_reason": self.result.end_reason, "hands_played": self.result.hands_played}
-            self._decision = None
+            self._step = None
             self.agent_selection = self.agents[0]
             self._accumulate_rewards()
             return
-        agent = self.possible_agents[question.seat]
-        self._decision = question
-        self._last[agent] = self._encode(question)
-        self.infos[agent] = {"observation": question.obs, "phase": question.phase, "options": question.options}
+        game.seats[decision.seat].decisions += 1  # the agent's decisions count in the result, as a bot's do
+        self._show(agent_step(decision, game.state.observation(decision)))
+
+    def _show(self, step: AgentStep) -> None:
+        """Make ``step`` the environment's state: the acting agent, its observation and info."""
+        agent = self.possible_agents[step.seat]
+        self._step = step
+        self._last[agent] = self._encode(step)
+        self.infos[agent] = {"observation": step.obs, "phase": step.phase, "options": step.options}
         self.agent_selection = agent
         self._accumulate_rewards()
 
     def _hand_out_rewards(self) -> None:
-        """Each finished hand's net chips, as rewards to the learning seats (read while the game thread waits)."""
-        if self._game is None:  # the game could not be built (its error follows)
-            return
+        """Each finished hand's net chips, as rewards to the learning seats."""
+        assert self._game is not None
         hands = self._game.hands
         for record in hands[self._rewarded:]:
             for agent, seat in self._seat.items():
@@ -297,15 +294,21 @@ class TreasurePokerEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        decision = self._decision
-        assert decision is not None and self._channel is not None
-        if action is None or int(action) not in decision.legal:
-            raise ValueError(f"action {action} is not legal for {agent} now ({decision.phase}; legal: "
-                             f"{', '.join(map(str, decision.legal))})")
+        step, game = self._step, self._game
+        assert step is not None and game is not None
+        if isinstance(action, bool | np.bool_) or not isinstance(action, int | np.integer) or \
+                int(action) not in step.legal:  # '1', 1.0, 1.5 and True are not actions
+            raise ValueError(f"action {action!r} is not legal for {agent} now ({step.phase}; legal: "
+                             f"{', '.join(map(str, step.legal))}; an action is an int)")
         self._cumulative_rewards[agent] = 0.0
         self.rewards = dict.fromkeys(self.agents, 0.0)
-        self._channel.answers.put(int(action))
-        self._advance()
+        answer = step.answer(int(action))
+        if answer is _MORE:
+            assert step.next is not None
+            self._show(step.next)
+        else:
+            game.state.apply(answer)  # checked against the state's own options
+            self._advance()
         if self.render_mode == "human":
             self.render()
 
@@ -324,15 +327,15 @@ class TreasurePokerEnv(AECEnv):
         return None
 
     def close(self) -> None:
-        self._stop_game()
+        """Nothing to stop: the game is a state the environment steps (PettingZoo's API asks for the method)."""
 
     # ----- the observation vector (docs/env.md) -----------------------------------------------------------------
     def _blank(self) -> dict[str, np.ndarray]:
         return {"observation": np.zeros(self._size, np.float32),
                 "action_mask": np.zeros(N_ACTIONS, np.int8)}
 
-    def _encode(self, decision: Decision) -> dict[str, np.ndarray]:
-        obs, n = decision.obs, self.n_players
+    def _encode(self, step: AgentStep) -> dict[str, np.ndarray]:
+        obs, n = step.obs, self.n_players
         total = float(self.rules.starting_money * n) or 1.0
         vec = np.zeros(self._size, np.float32)
         at = 0
@@ -347,11 +350,11 @@ class TreasurePokerEnv(AECEnv):
             row[[c for c in ids if c < width]] = 1.0
             return row
 
-        put(np.eye(len(PHASES), dtype=np.float32)[PHASES.index(decision.phase)])
+        put(np.eye(len(PHASES), dtype=np.float32)[PHASES.index(step.phase)])
         put(cards(obs.hand))
         put(cards(obs.shared))
         put(cards([] if obs.new_treasure is None else [obs.new_treasure]))
-        put(cards([decision.pending] if decision.pending >= 0 else []))
+        put(cards([step.pending] if step.pending >= 0 else []))
         seats = [(obs.seat + i) % n for i in range(n)]  # row 0 is me, then the seats after mine
         for s in seats:
             put(cards(obs.treasures[s], 52))
@@ -365,6 +368,6 @@ class TreasurePokerEnv(AECEnv):
             + [obs.round / 3, min(obs.deck_size / 54, 1.0), min(obs.hand_no / self.rules.max_hands, 1.0)])
         put([float(obs.wild_ranks >> r & 1) for r in range(13)])
         mask = np.zeros(N_ACTIONS, np.int8)
-        mask[decision.legal] = 1
+        mask[step.legal] = 1
         return {"observation": vec, "action_mask": mask}
 

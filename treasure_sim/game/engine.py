@@ -8,7 +8,7 @@ through its `Seat` (``seats.py``), which returns answers already checked against
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Container, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -204,7 +204,44 @@ class Game:
         return self._play_hand()
 
     def _play_hand(self) -> HandRecord:
-        self._drive()  # the hand, to its end
+        self._drive()  # the hand, to its end (its record kept and told), step 17 and the votes before the next
+        return self._hands[-1]
+
+    def play_until(self, outside: Container[int]) -> Decision | None:
+        """Play on, asking the bots through their seats, up to a question for a seat in ``outside`` (returned: the
+        caller answers it with ``self.state.apply`` and calls again) or, as `play_hand` stops, to the votes after a
+        hand (None; `over` says whether the game ended). The questions of the vote before the first hand, asked as
+        the game is built, go to every seat's own `Strategy`.
+
+        Why: an environment or a terminal player answers some seats itself, stepping the state, while the built-in
+        bots at the table are asked exactly as `play` asks them."""
+        if self.over:
+            return None
+        if self._timed:  # the alarms' signal handler stays installed while the bots are asked (timeouts.py)
+            with AlarmScope():
+                return self._drive(outside)
+        return self._drive(outside)
+
+    def _drive(self, outside: Container[int] = ()) -> Decision | None:
+        """Ask the bots every question the state waits for, up to the start of the next hand (None) or a question
+        for a seat in ``outside`` (returned unanswered). A finished hand's record is kept and told on the way.
+        With no seat outside, betting runs in the state's hot loop (`GameState.play_bets`)."""
+        state = self.state
+        decision, play_bets, ask_bet, ask = state.decision, state.play_bets, self._ask_bet, self._ask
+        while True:
+            if state.phase == "bet" and not outside:
+                play_bets(ask_bet)
+            d = decision(False)
+            if d is None:
+                if state.phase != "hand_over":
+                    return None  # the votes are done ("ready") or the game is over
+                self._hand_over()
+            elif d.seat in outside:
+                return d
+            else:
+                ask(d)
+
+    def _hand_over(self) -> None:
         record = self.state.record
         assert record is not None
         self._hands.append(record)
@@ -212,23 +249,21 @@ class Game:
         if self._told:
             for s in self.state.hand.order:  # in turn order
                 self.seats[s].on_hand_end(record)
-        self._drive()  # step 17 and the votes before the next hand
-        return record
 
-    def _drive(self) -> None:
-        """Ask every question the state waits for, up to the end of a hand or the start of the next."""
-        state, seats = self.state, self.seats
-        decision, play_bets, ask_bet = state.decision, state.play_bets, self._ask_bet
-        while True:
-            if state.phase == "bet":
-                play_bets(ask_bet)
-            d = decision(False)
-            if d is None:
-                return
-            if d.kind == "bet":
-                play_bets(ask_bet)
+    def _ask(self, d: Decision) -> None:
+        """Put the question ``d`` to its seat's bot and play the answer: with `_ask_bet` (also the hot loop's), the
+        one place a bot is asked a question. The seat checks the answer against ``d``'s options and falls back to
+        the default (``seats.py``)."""
+        state = self.state
+        if d.kind == "bet":
+            lim: BetLimits = d.limits  # type: ignore[assignment]  # a bet always has its limits
+            answer = self._ask_bet(d.seat, lim, d.my_bet, d.options)
+            if type(answer) is list:
+                state.bet_drawn(answer, lim, d.my_bet)
             else:
-                state.answer(_ASK[d.kind](seats[d.seat], state, d))
+                state.bet(*answer)
+        else:
+            state.answer(_ASK[d.kind](self.seats[d.seat], state, d))
 
     def _ask_bet(self, seat: int, lim: BetLimits, my_bet: int, legal: tuple[str, ...]) -> Any:
         """A bet asked of a seat's bot, checked by the seat: what `GameState.play_bets` plays."""
