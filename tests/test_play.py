@@ -16,7 +16,7 @@ import pytest
 from strategies.calling_station import CallingStation
 from treasure_sim import Game, RuleSet
 from treasure_sim.cli import main
-from treasure_sim.cli.play import Console, TerminalPlayer, read_bet, read_cards_from, read_choice
+from treasure_sim.cli.play import Console, LeaveTable, TerminalPlayer, _play, read_bet, read_cards_from, read_choice
 from treasure_sim.game.cards import parse_card
 
 pexpect = pytest.importorskip("pexpect")
@@ -107,6 +107,25 @@ def test_a_showdown_asks_spades_hearts_steals_and_keep_playing():
     assert [(s.seat, s.card) for s in record.steals] == [(0, "4c")]
     assert "♣ every four in hand or shared is wild for seat 1" in text  # each Treasure says what it does
     assert not game.errors[0]
+
+
+def test_the_command_steps_the_state_and_plays_the_hand_a_seat_would():
+    """`play` answers the person's questions off the state (no seat between them): the same answers play the same
+    hand as through the engine's seat, and an answer the state refuses is asked again."""
+    script = "r 1000\nc\nc\nc\nc\n9s\ny\nn\n1\nn\n"  # the showdown above; then the input ends: the person leaves
+
+    def table(person):
+        return Game([person, CallingStation()], RuleSet(), seed=2, dealer=0, treasures={0: "9s 5h Kd", 1: "4c"},
+                    deck="2c 5s 3c 5d 7d 5c 7h 8d 9c Jd Qh")
+
+    through_seat = table(scripted(script)).play_hand()
+    person = scripted(script)
+    game = table(person)
+    with pytest.raises(LeaveTable):
+        _play(game, ["you", "caller"], watch=False, person=person, seat=0)
+    assert str(game.hands[0]) == str(through_seat) and len(game.hands) == 1
+    assert "! a raise must bring your bet this round to" in person.console.stdout.getvalue()
+    assert not game.errors[0] and game.seats[0].decisions == 1  # through its seat: only the vote at sitting down
 
 
 def test_a_joker_treasure_is_the_persons_choice():

@@ -1,8 +1,10 @@
 """``treasure-sim play``: a person plays a whole game in the terminal against bots, or watches bots play.
 
-The person is a `Strategy` (`TerminalPlayer`) whose every decision is shown and asked on a terminal, so the
-engine asks them exactly what it asks a bot, sees to it they get exactly what a bot would see, and checks
-their answers as it checks a bot's; the prompts take only legal answers and say why when one is not.
+The person is a `Strategy` (`TerminalPlayer`) whose every decision is shown and asked on a terminal. The command
+steps the game's state: ``Game.play_until`` asks the bots through their seats and hands over each question to the
+person's seat (a `questions.Decision`); the person is asked it by the catalogue's `Strategy` method with the
+observation a bot would get, and the answer is played with ``GameState.apply``, which checks it against the
+state's own options. The prompts take only legal answers and say why when one is not.
 With ``--isolated`` the same player runs in its own process behind the line protocol (``docs/protocol.md``)
 and talks to the person on their terminal; ``--seat-command`` seats any other program that speaks it.
 """
@@ -20,7 +22,9 @@ from typing import Any, TextIO
 
 from ..game.cards import SPADES, SUIT, format_card, parse_card
 from ..game.engine import Game
+from ..game.gamestate import GameState
 from ..game.history import HandRecord
+from ..game.questions import QUESTIONS, Decision, IllegalAnswer, strategy_args
 from ..game.rules import RuleSet
 from ..game.strategy import CALL, CHECK, RAISE, Action, Observation, Steal, Strategy
 from ..run.experiment import ConfigError, load_experiment
@@ -361,7 +365,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     with _closing(players):
         game = Game(players, rules, game_seed, ends_game=(KeyboardInterrupt, LeaveTable))
         try:
-            _play(game, names, watch=args.watch, person=None if args.watch else players[args.seat])
+            _play(game, names, watch=args.watch, person=None if args.watch else players[args.seat], seat=args.seat)
         except (KeyboardInterrupt, LeaveTable) as stop:
             print(f"\nYou left the table after {len(game.hands)} hand(s).\n" + standings(game.money, game.treasures,
                                                                                           names))
@@ -375,15 +379,34 @@ def cmd_play(args: argparse.Namespace) -> int:
     return 0
 
 
-def _play(game: Game, names: list[str], *, watch: bool, person: Strategy | None) -> None:
+def _play(game: Game, names: list[str], *, watch: bool, person: Strategy | None, seat: int = 0) -> None:
+    """Step the game to its end: the bots asked through their seats, the person (in this process) by `ask_person`;
+    after each hand, watch mode shows it and waits for a key."""
+    outside = (seat,) if isinstance(person, TerminalPlayer) else ()  # else the person's seat is a bot's
     while not game.over:
-        record = game.play_hand()
+        decision = game.play_until(outside)
+        if decision is not None:
+            ask_person(person, game.state, decision)  # type: ignore[arg-type]  # outside: the TerminalPlayer's seat
+            continue
         if isinstance(person, IsolatedBot) and person._retired:  # the seat's program ended (q, or it crashed)
             raise LeaveTable
         if watch:
-            print("\n" + str(record) + "\n" + standings(game.money, game.treasures, names))
+            print("\n" + str(game.hands[-1]) + "\n" + standings(game.money, game.treasures, names))
             if not game.over and _key("Any key: next hand, q: stop > ") == "q":
                 raise LeaveTable
+
+
+def ask_person(person: TerminalPlayer, state: GameState, decision: Decision) -> None:
+    """The person's answer to the state's question, played: asked by the question's `Strategy` method (the catalogue,
+    ``questions.QUESTIONS``) with what a bot is given; an answer the state refuses is said, and asked again."""
+    method = getattr(person, QUESTIONS[decision.kind].method)
+    obs, args = state.observation(decision), strategy_args(decision)
+    while True:
+        try:
+            state.apply(method(obs, *args))
+            return
+        except IllegalAnswer as err:
+            person.console.say(f"  ! {err}")
 
 
 def _key(prompt: str) -> str:

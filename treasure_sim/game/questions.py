@@ -139,3 +139,16 @@ def bet_total(kind: str, amount: int, lim: BetLimits, my_bet: int) -> tuple[str,
     if kind == FOLD:
         return FOLD, my_bet
     return (CALL, my_bet + lim.to_call) if lim.to_call else (CHECK, my_bet)
+
+
+def strategy_args(decision: Decision) -> tuple:
+    """What the question's `Strategy` method (``QUESTIONS[kind].method``) is given after the observation: the
+    options for joker_treasure and steal (steal's without None), the waiting ``treasure`` for make_room."""
+    kind = decision.kind
+    if kind == "joker_treasure":
+        return (decision.options,)
+    if kind == "steal":
+        return (tuple(o for o in decision.options if o is not None),)
+    if kind == "make_room":
+        return (decision.treasure,)
+    return ()
