@@ -335,38 +335,37 @@ class TreasurePokerEnv(AECEnv):
                 "action_mask": np.zeros(N_ACTIONS, np.int8)}
 
     def _encode(self, step: AgentStep) -> dict[str, np.ndarray]:
+        """The observation vector (docs/env.md): the card blocks as the positions of their ones, set at once, then
+        the numbers."""
         obs, n = step.obs, self.n_players
         total = float(self.rules.starting_money * n) or 1.0
-        vec = np.zeros(self._size, np.float32)
-        at = 0
-
-        def put(values: Sequence[float] | np.ndarray) -> None:
-            nonlocal at
-            vec[at:at + len(values)] = values
-            at += len(values)
-
-        def cards(ids: Sequence[int], width: int = 54) -> np.ndarray:
-            row = np.zeros(width, np.float32)
-            row[[c for c in ids if c < width]] = 1.0
-            return row
-
-        put(np.eye(len(PHASES), dtype=np.float32)[PHASES.index(step.phase)])
-        put(cards(obs.hand))
-        put(cards(obs.shared))
-        put(cards([] if obs.new_treasure is None else [obs.new_treasure]))
-        put(cards([step.pending] if step.pending >= 0 else []))
+        at = len(PHASES)
+        ones = [PHASES.index(step.phase)]
+        for block in (obs.hand, obs.shared, () if obs.new_treasure is None else (obs.new_treasure,),
+                      (step.pending,) if step.pending >= 0 else ()):
+            ones += [at + c for c in block]
+            at += 54
         seats = [(obs.seat + i) % n for i in range(n)]  # row 0 is me, then the seats after mine
         for s in seats:
-            put(cards(obs.treasures[s], 52))
+            ones += [at + c for c in obs.treasures[s] if c < 52]
+            at += 52
         for s in seats:
-            put(cards(obs.revealed[s] or ()))
+            ones += [at + c for c in obs.revealed[s] or ()]
+            at += 54
+        values: list[float] = []
+        money, bets, committed, folded, in_hand, all_in = (obs.money, obs.bets, obs.committed, obs.folded,
+                                                            obs.in_hand, obs.all_in)
         for s in seats:
-            put([min(obs.money[s] / total, 1.0), min(obs.bets[s] / total, 1.0), min(obs.committed[s] / total, 1.0),
-                 float(obs.folded[s]), float(obs.in_hand[s]), float(obs.all_in[s]), float(s == obs.dealer),
-                 float(s == obs.last_folder)])
-        put([min(x / total, 1.0) for x in (obs.pot, obs.to_call, obs.min_raise_to, obs.max_raise_to)]
-            + [obs.round / 3, min(obs.deck_size / 54, 1.0), min(obs.hand_no / self.rules.max_hands, 1.0)])
-        put([float(obs.wild_ranks >> r & 1) for r in range(13)])
+            values += (min(money[s] / total, 1.0), min(bets[s] / total, 1.0), min(committed[s] / total, 1.0),
+                       float(folded[s]), float(in_hand[s]), float(all_in[s]), float(s == obs.dealer),
+                       float(s == obs.last_folder))
+        values += [min(x / total, 1.0) for x in (obs.pot, obs.to_call, obs.min_raise_to, obs.max_raise_to)]
+        values += (obs.round / 3, min(obs.deck_size / 54, 1.0), min(obs.hand_no / self.rules.max_hands, 1.0))
+        wild = obs.wild_ranks
+        values += [float(wild >> r & 1) for r in range(13)]
+        vec = np.zeros(self._size, np.float32)
+        vec[ones] = 1.0
+        vec[at:] = values
         mask = np.zeros(N_ACTIONS, np.int8)
         mask[step.legal] = 1
         return {"observation": vec, "action_mask": mask}
