@@ -142,13 +142,11 @@ def bet_total(kind: str, amount: int, lim: BetLimits, my_bet: int) -> tuple[str,
 
 
 def strategy_args(decision: Decision) -> tuple:
-    """What the question's `Strategy` method (``QUESTIONS[kind].method``) is given after the observation: the
-    options for joker_treasure and steal (steal's without None), the waiting ``treasure`` for make_room."""
-    kind = decision.kind
-    if kind == "joker_treasure":
-        return (decision.options,)
-    if kind == "steal":
+    """What the question's `Strategy` method is given besides the observation (``Question.asked_with``): the options
+    (None, the option to answer nothing, left out), or the ``treasure`` waiting for room."""
+    asked_with = QUESTIONS[decision.kind].asked_with
+    if asked_with == "options":
         return (tuple(o for o in decision.options if o is not None),)
-    if kind == "make_room":
+    if asked_with == "treasure":
         return (decision.treasure,)
     return ()
