@@ -1,8 +1,8 @@
 """The ``treasure-sim`` command: the only package that knows argparse.
 
 One ``add_<name>`` function per subcommand registers its options, one ``cmd_<name>`` runs it (``runs``:
-run, sweep, verify; ``balance``: balance; ``reports``: report, bench; ``play``: play; ``options``: what they
-share). Modules
+run, sweep, verify; ``balance``: balance; ``reports``: report, bench; ``replay``: replay; ``play``: play;
+``options``: what they share). Modules
 that load pandas or matplotlib (report, analysis) are imported inside the command that needs them, so
 ``treasure-sim run`` and its forked workers never pay for them.
 """
@@ -21,12 +21,13 @@ from ..run.tournament import BotFailure
 from .balance import add_balance
 from .options import UsageError
 from .play import add_play
+from .replay import add_replay
 from .reports import add_bench, add_report
 from .runs import add_run, add_sweep, add_verify
 from .tune import add_tune
 
 SUBCOMMANDS: tuple[Callable[[argparse._SubParsersAction], None], ...] = (
-    add_run, add_sweep, add_balance, add_verify, add_tune, add_report, add_bench, add_play)
+    add_run, add_sweep, add_balance, add_verify, add_tune, add_report, add_replay, add_bench, add_play)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -14,7 +14,7 @@ import logging
 import re
 import time
 import traceback
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -233,11 +233,12 @@ def void_result(game: Game, seat: int | None, message: str) -> GameResult:
 
 
 def play_one(task: Task, game_id: int, deal: int, rotation: int, seats: tuple[int, ...],
-             guard: Guard | None = None) -> GameResult:
+             guard: Guard | None = None, wrap: Callable[[Strategy], Strategy] | None = None) -> GameResult:
     """One game of the task. A bot that cannot be built plays benched (an error), or in a strict run is a
     `BotFailure`; a game whose chips, cards or engine code were tampered with (`integrity`), or that broke under
     an in-process bot, is voided naming the entrant (a `BotFailure` in a strict run). ``guard``: the watchdog's
-    (`watchdog.supervise`), which stamps every bot call."""
+    (`watchdog.supervise`), which stamps every bot call. ``wrap`` (the replay's decision recorder, `replay.py`) is
+    applied to each in-process bot before it sits down."""
     bots: list[Strategy] = []
     seeds = game_seeds(task.seed, deal, rotation, len(seats))
 
@@ -258,7 +259,8 @@ def play_one(task: Task, game_id: int, deal: int, rotation: int, seats: tuple[in
         for e in seats:
             entrant = task.entrants[e]
             try:
-                bots.append(make_bot(entrant, deal_key=seeds.deal_key, stderr_dir=task.stderr_dir))
+                bot = make_bot(entrant, deal_key=seeds.deal_key, stderr_dir=task.stderr_dir)
+                bots.append(wrap(bot) if wrap is not None and not isinstance(bot, IsolatedBot) else bot)
             except Exception as err:
                 why = (f"entrant {entrant.label!r} ({entrant.strategy or ' '.join(entrant.command)}) could not be "
                        f"built for game {game_id}: {type(err).__name__}: {err}")
