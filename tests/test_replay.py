@@ -244,3 +244,44 @@ def test_the_page_in_a_browser_shows_the_records_step_by_step(results, tmp_path)
         assert driver.save_screenshot(str(shot)) and shot.stat().st_size > 10_000
     finally:
         driver.quit()
+
+
+# ----- the reports' sample games and game dynamics -----------------------------------------------------------
+def test_the_run_report_links_replays_of_sample_games(results, tmp_path):
+    from treasure_sim.design.replays import Replays
+    from treasure_sim.study.dynamics_report import sample_games
+    from treasure_sim.study.report import run_report
+
+    games, _, _ = _tables(results)
+    picked = sample_games(games)
+    length = games.drop_duplicates("game_id").set_index("game_id")["hands_played"]
+    median = length.median()
+    assert abs(length[picked["median-length game"]] - median) == (length - median).abs().min()
+    path = run_report(results, tmp_path / "with", replayer=Replays())
+    text = path.read_text()
+    assert "## Sample games" in text
+    for game_id in picked.values():
+        assert f"(replays/game-{game_id}.html)" in text
+        assert (tmp_path / "with" / "replays" / f"game-{game_id}.html").is_file()
+    without = run_report(results, tmp_path / "without").read_text()
+    assert f"`treasure-sim replay {results} --game {picked['median-length game']}`" in without
+
+
+def test_the_sweep_report_shows_game_dynamics_and_a_sample_game_per_variant(tmp_path):
+    from treasure_sim.design.replays import Replays
+    from treasure_sim.run.execute import run_sweep
+    from treasure_sim.run.sweep import parse_sweep_toml
+    from treasure_sim.study.report import run_report
+
+    config = CONFIG.replace('name = "replayed"', 'name = "dyn"').replace("deals = 6", "deals = 8")
+    sweep = parse_sweep_toml(config + '[[variants]]\nname = "base"\n[[variants]]\nname = "no-clubs"\n'
+                             'rules = { clubs = false }\n')
+    run_sweep(sweep, tmp_path / "sweep", workers=1, progress=False)
+    text = run_report(tmp_path / "sweep", replayer=Replays()).read_text()
+    section = text[text.index("## Game dynamics"):]
+    for variant in ("base", "no-clubs"):
+        row = next(line for line in section.splitlines() if line.startswith(f"| {variant} |"))
+        assert f"(replays/{variant}-game-" in row and " [" in row
+    assert "options per decision" in section and "share about Treasures" in section
+    assert (tmp_path / "sweep" / "report" / "hazard_seat.png").is_file()
+    assert (tmp_path / "sweep" / "report" / "hazard_entrant.png").is_file()

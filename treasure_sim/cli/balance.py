@@ -41,11 +41,12 @@ def cmd_balance(args: argparse.Namespace) -> int:
     if args.no_report:
         print(f"the designer's page: treasure-sim report {report.out}")
         return 0
+    from ..design.replays import Replays
     from ..run.store import ResultsError
     from ..study.report import run_report
 
     try:
-        path = run_report(report.out)
+        path = run_report(report.out, replayer=Replays())
     except (FileNotFoundError, ValueError) as err:
         raise ResultsError(str(err)) from None
     verdict = path.parent / "verdict.txt"  # designer.VERDICT: the page's verdict, one line per question

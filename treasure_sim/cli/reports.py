@@ -31,6 +31,7 @@ def add_report(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    from ..design.replays import Replays
     from ..design.tune import is_tune_dir, read_tune
     from ..study.report import run_report
 
@@ -43,7 +44,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         return 0
     try:
         path = run_report(args.dir, args.out, multiplicity=args.multiplicity, net=args.net,
-                          max_error_share=args.max_error_share)
+                          max_error_share=args.max_error_share, replayer=Replays())
     except (FileNotFoundError, ValueError) as err:
         raise ResultsError(str(err)) from None
     print(f"report written to {path} (figures beside it in {path.parent})")

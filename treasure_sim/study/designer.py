@@ -22,7 +22,8 @@ from matplotlib.patches import Rectangle
 
 from . import analysis as an
 from . import balance as bal
-from . import causal, targets, verdict
+from . import causal, dynamics, targets, verdict
+from .dynamics_report import Replayer, dynamics_section, trace_table
 from .markdown import cell, entrants_text, md_table, records, rules_text, save_figure
 from .plots import OKABE_ITO
 from .stats import (
@@ -403,7 +404,8 @@ def _families(kinds: dict[str, int], groups: int, compared: bool, ladders: int, 
             "single flag with that in mind, and confirm a surprise with a study of its own.")
 
 
-def run_designer_report(study_dir: str | Path, out_dir: str | Path | None = None, multiplicity: str = "holm") -> Path:
+def run_designer_report(study_dir: str | Path, out_dir: str | Path | None = None, multiplicity: str = "holm",
+                        replayer: Replayer | None = None) -> Path:
     """Write ``designer.md``, its figures and ``verdict.txt`` (default: ``DIR/report``); return the page's path."""
     study = causal.read_study(study_dir)
     out = Path(out_dir) if out_dir is not None else study.path / "report"
@@ -506,6 +508,9 @@ def run_designer_report(study_dir: str | Path, out_dir: str | Path | None = None
                             cell(r["net"], r["net_low"], r["net_high"], "+.1f"),
                             cell(r["h2h"], r["h2h_low"], r["h2h_high"], ".3f")] for r in records(rungs)]), ""]
         figure("designer_ladder.png", plot_ladder(rungs, depth), "skill ladder")
+        body += [f"One number per ladder, in the style of Ludii's SkillTrace. The {dynamics.TRACE_METHOD}; "
+                 "Student-t interval over deals. Near 0: more skill does not show under these rules.", "",
+                 trace_table(study), ""]
     nets = causal.net_by_deal(base_games)
     body += ["## 6. How much is luck", ""]
     share = None
@@ -518,6 +523,9 @@ def run_designer_report(study_dir: str | Path, out_dir: str | Path | None = None
     else:
         body += ["Not available: it needs every entrant at the table in at least two deals of the base arm (a study "
                  "with more entrants than seats has none).", ""]
+    arms = {"base": study.base, **groups}
+    body += dynamics_section({name: study.path / arm.dir for name, arm in arms.items()}, out, replayer,
+                             "## 7. Game dynamics: leads, drama, eliminations, decisions", prefix="designer_")
     body += [
            "## What is not on this page", "",
            "A regression of final money on the Treasures held at the end of a game measures survival, not value "

@@ -257,9 +257,11 @@ _PAGE = """<!DOCTYPE html>
 </section>
 <aside><h2>This hand</h2><ol id="log"></ol></aside>
 </main>
-<section id="strip-box"><h2>Money over hands <span class="hint">(click to jump; the line marks this hand)</span></h2>
+<section id="strip-box"><h2>Money over hands
+<span class="hint">(colours as the seat names; click to jump; the dashed line marks this hand)</span></h2>
 <svg id="strip" role="img" aria-label="money of each seat after every hand"></svg></section>
 <footer>Keys: ← → one step, PageUp/PageDown (p / n) one hand, Home / End, w: next hand with a power used.
+A dashed card was moved to the hand from a Treasure Zone (Spades) or drawn with Hearts.
 Written by treasure-sim replay; no network needed.</footer>
 <script id="replay-data" type="application/json">__DATA__</script>
 <script>__SCRIPT__</script>
@@ -292,7 +294,7 @@ text-align:center;font-weight:700;color:#111}
 .card.r{color:#c0141c}
 .card.back{background:repeating-linear-gradient(45deg,#3b5b9a,#3b5b9a 4px,#5577bb 4px,#5577bb 8px);
 color:transparent}
-.card.joker{color:#7b2cbf}
+.card.joker{color:#7b2cbf}.card.extra{border:2px dashed #7b2cbf}
 .zone{display:flex;flex-direction:column;gap:2px}.zone-card{display:flex;gap:6px;align-items:center;font-size:12px}
 .zone-card .does{color:#333}.empty{color:#777;font-size:12px}
 #strip-box{padding:0 16px 8px}#strip{width:100%;height:150px;background:#fff;border-radius:8px;cursor:pointer}
@@ -361,7 +363,8 @@ function show() {
     const cards = el("div", "row hole"); cards.appendChild(el("span", "label", "hand"));
     if (hand.in_hand[s] && f.kind !== "ante") {
       (hand.hole[s] || ["?", "?"]).forEach(c => cards.appendChild(card(c, !visible(f, hand, s) || c === "?")));
-      f.extra[s].forEach(c => cards.appendChild(card(c)));
+      f.extra[s].forEach(c => { const x = card(c); x.classList.add("extra");
+        x.title = c + ": moved from the zone (Spades) or drawn with Hearts"; cards.appendChild(x); });
     }
     box.appendChild(cards);
     const sh = f.revealed && (f.step >= 13) && hand.shown.find(x => x.seat === s);
@@ -379,6 +382,8 @@ function show() {
     const li = el("li", i === at ? "now" : "", "(" + F[i].step + ") " + F[i].text);
     if (i > at) li.style.color = "#aaa";
     log.appendChild(li);
+    if (i === at) { const box = log.parentElement;
+      box.scrollTop = Math.max(0, li.offsetTop - box.offsetTop - box.clientHeight / 2); }
   }
   drawStrip(f.h);
 }

@@ -16,6 +16,7 @@ from . import analysis as an
 from . import plots, pokerstats
 from .causal import is_balance_study
 from .designer import run_designer_report
+from .dynamics_report import Replayer, sample_section
 from .markdown import by_key, cell, entrants_text, md_table, number, record_cell, records, rules_text, save_figure
 from .precision import deals_needed
 from .stats import (
@@ -328,19 +329,21 @@ def _poker_section(results_dir: Path, games: pd.DataFrame, max_error_share: floa
 
 
 def run_report(results_dir: str | Path, out_dir: str | Path | None = None, multiplicity: str = "holm",
-               net: str = DEFAULT_NET, max_error_share: float = MAX_ERROR_SHARE) -> Path:
+               net: str = DEFAULT_NET, max_error_share: float = MAX_ERROR_SHARE,
+               replayer: Replayer | None = None) -> Path:
     """Write the figures and ``report.md`` for a results directory (default: ``DIR/report``); return report.md.
 
     A sweep folder (``sweep.json``) gets the side-by-side comparison of its variants instead, and a balance
     study (a sweep whose arms change entrants) the designer's page, ``designer.md``. ``multiplicity``
     (holm or bh) adjusts the p-values behind every ▲/▼ and every head-to-head test. ``net``: luck-adjusted net
-    chips (docs/luck.md), or raw.
+    chips (docs/luck.md), or raw. ``replayer`` (`dynamics_report.Replayer`) writes the sample games' replay pages
+    and measures the decision structure; without one the reports name the command instead.
     """
     results_dir = Path(results_dir)
     if is_balance_study(results_dir):
-        return run_designer_report(results_dir, out_dir, multiplicity)
+        return run_designer_report(results_dir, out_dir, multiplicity, replayer=replayer)
     if is_sweep_dir(results_dir):
-        return run_sweep_report(results_dir, out_dir, multiplicity, net)
+        return run_sweep_report(results_dir, out_dir, multiplicity, net, replayer=replayer)
     res = an.load(results_dir, net=net)
     if res.games.empty:
         raise ValueError(f"{results_dir} holds no finished games yet")
@@ -362,6 +365,8 @@ def run_report(results_dir: str | Path, out_dir: str | Path | None = None, multi
                            manifest if manifest is not None and manifest.name in (None, name) else None,
                            multiplicity, max_error_share))
     md.extend(_poker_section(results_dir, res.games, max_error_share))
+    if len(experiments) == 1:  # game ids name one game only within one experiment
+        md.extend(sample_section(results_dir, res.games, out, replayer))
     path = out / "report.md"
     path.write_text("\n".join(md).rstrip() + "\n", encoding="utf-8")
     return path

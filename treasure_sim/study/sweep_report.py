@@ -15,6 +15,7 @@ from matplotlib.ticker import MaxNLocator
 from ..run.store import Manifest
 from . import balance as bal
 from . import verdict
+from .dynamics_report import Replayer, dynamics_section
 from .markdown import by_key, cell, entrants_text, md_table, record_cell, records, save_figure
 from .plots import OKABE_ITO
 from .stats import DEFAULT_NET, SEAT_TEST, multiplicity_text
@@ -171,7 +172,7 @@ def multiplicity_line(result: bal.Balance) -> str:
 
 
 def run_sweep_report(sweep_dir: str | Path, out_dir: str | Path | None = None, multiplicity: str = "holm",
-                     net: str = DEFAULT_NET) -> Path:
+                     net: str = DEFAULT_NET, replayer: Replayer | None = None) -> Path:
     """Write ``report.md`` and one PNG per metric comparing a sweep's variants (default: ``DIR/report``).
 
     ``multiplicity`` (holm or bh) adjusts the p-values behind the ▲/▼ flags over the whole report; every
@@ -222,6 +223,8 @@ def run_sweep_report(sweep_dir: str | Path, out_dir: str | Path | None = None, m
         figure = save_figure(plot_fold(result.fold, variants, baseline), out / "sweep_fold_value.png", dpi=100)
         md += ["## Do last folders end richer? (an association)", "", _GROUP_TEXT["fold_value"], "",
                fold_table(result.fold), "", f"![last folder]({figure})", ""]
+    dirs = {v.name: v.dir for v in result.manifest.variants}
+    md += dynamics_section({name: sweep_dir / dirs[name] for name in variants}, out, replayer)
     path = out / "report.md"
     path.write_text("\n".join(md).rstrip() + "\n", encoding="utf-8")
     return path
