@@ -267,7 +267,7 @@ def test_the_run_report_links_replays_of_sample_games(results, tmp_path):
     assert f"`treasure-sim replay {results} --game {picked['median-length game']}`" in without
 
 
-def test_the_sweep_report_shows_game_dynamics_and_a_sample_game_per_variant(tmp_path):
+def test_the_sweep_report_shows_game_dynamics_and_a_sample_game_per_variant(tmp_path, capsys):
     from treasure_sim.design.replays import Replays
     from treasure_sim.run.execute import run_sweep
     from treasure_sim.run.sweep import parse_sweep_toml
@@ -285,3 +285,7 @@ def test_the_sweep_report_shows_game_dynamics_and_a_sample_game_per_variant(tmp_
     assert "options per decision" in section and "share about Treasures" in section
     assert (tmp_path / "sweep" / "report" / "hazard_seat.png").is_file()
     assert (tmp_path / "sweep" / "report" / "hazard_entrant.png").is_file()
+    capsys.readouterr()
+    assert main(["replay", str(tmp_path / "sweep"), "--game", "0"]) == 2
+    assert "is a sweep folder: name one variant's results folder" in capsys.readouterr().err
+    assert main(["replay", str(tmp_path / "sweep" / "base"), "--game", "0"]) == 0

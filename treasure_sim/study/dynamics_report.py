@@ -26,6 +26,7 @@ from .plots import OKABE_ITO
 from .stats import Interval
 
 DECISION_DEALS = 20  # the decision structure is measured on the games of a variant's first deals, replayed
+HAZARD_MIN_DEALS = 5  # a hazard bin is drawn when seats of at least this many deals were at risk in it
 GAME_COLUMNS = ("game_id", "deal_id", "table_id", "seat", "entrant", "finish", "hands_played", "eliminated_hand",
                 "end_reason")
 
@@ -89,6 +90,7 @@ def plot_hazard(curves: Mapping[str, pd.DataFrame], by: str) -> Figure:
     fig, axes = plt.subplots(1, len(curves), figsize=(4.2 * len(curves) + 1, 3.4), sharey=True, squeeze=False)
     for ax, (name, curve) in zip(axes[0], curves.items(), strict=True):
         for i, (group, part) in enumerate(curve.groupby(by, sort=True)):
+            part = part[part["deals"] >= HAZARD_MIN_DEALS]
             mid = (part["first"] + part["last"]) / 2
             color = OKABE_ITO[i % len(OKABE_ITO)]
             ax.plot(mid, part["hazard"], marker="o", ms=3, color=color, label=f"{by} {group}" if by == "seat"
@@ -154,7 +156,8 @@ def dynamics_section(variants: Mapping[str, Path], out: Path, replayer: Replayer
             md += [f"![elimination hazard by {by}]({save_figure(fig, out / f'{prefix}hazard_{by}.png', dpi=100)})",
                    ""]
             plt.close(fig)
-    md += [f"Elimination hazard: {dynamics.HAZARD_METHOD}.", ""]
+    md += [f"Elimination hazard: {dynamics.HAZARD_METHOD}; a bin is drawn when seats of at least "
+           f"{HAZARD_MIN_DEALS} deals were at risk in it.", ""]
     return md
 
 
