@@ -1,29 +1,39 @@
 """A decision time limit for bots, enforced inside the process where it can be.
 
 How: on the main thread of a process with SIGALRM (a tournament runs games on its workers' main
-threads), :meth:`Alarm.call` installs a SIGALRM handler and a repeating real-time timer
-(``signal.setitimer``): at the limit the handler raises `DecisionTimeout` inside the bot's code.
-A `BaseException`, so ``except Exception`` in a bot does not catch it. A bot that swallows it
-anyway is interrupted again every ``repeat`` seconds, and from the second interruption on the
-first line or opcode it runs (the body of the handler that caught it) raises it again, through a
-trace function, so ``while True: try: ... except BaseException: pass`` is unwound too. Whatever
-the bot does, an answer given after the limit is refused. The previous timer and trace function
-are restored after each call, the previous handler after each call or, inside an `AlarmScope`
-(the engine opens one per hand), when the scope ends; meanwhile it still serves any SIGALRM that
-arrives between calls.
+threads), :meth:`Alarm.call` writes down the call's deadline and calls the bot: no system call, no
+timer set and cancelled per decision. A *watchdog* thread (one per process, started on first use)
+looks at the call in progress now and then; when a call is still running at its deadline, it sends
+SIGALRM to the main thread (``signal.pthread_kill``), whose handler raises `DecisionTimeout` inside
+the bot's code. A `BaseException`, so ``except Exception`` in a bot does not catch it. A bot that
+swallows it anyway is interrupted again every ``repeat`` seconds, and from the second interruption
+on the first line or opcode it runs (the body of the handler that caught it) raises it again,
+through a trace function, so ``while True: try: ... except BaseException: pass`` is unwound too.
+Whatever the bot does, an answer given after the limit is refused.
+
+The watchdog never needs to be told that a call started: while games run it sleeps at most the
+shortest limit in use, so it always wakes before the deadline of any call that began while it
+slept, and then sleeps until that deadline if the call is still going (a tournament with a 10 s
+limit wakes it every 10 s). Between games it waits, woken by the next hand. The SIGALRM handler is
+installed for a stretch of calls (`AlarmScope`: the engine opens one per hand), put back before a
+call if a bot replaced it, and the previous handler restored afterwards; meanwhile it serves any
+SIGALRM that is not the watchdog's: between calls at once, during a bot's call as soon as the call
+is over (`ring_overdue`). Nobody's interval timer is touched.
 
 Limits (in-process enforcement is best effort against an adversary): code that never returns to
 the interpreter (a long C call such as ``sum(itertools.count())``) cannot be interrupted, nor can
-other threads; a bot may switch the alarm off (``signal.signal(SIGALRM, SIG_IGN)``) or loop
-through several nested handlers, each interruption unwinding only one of them; off the main
-thread, or without SIGALRM, the time is only measured once the call returns. For bots you do not
-trust, run each in another process behind a proxy that enforces its own limit
-(``Strategy.enforces_own_timeout``) and can be killed.
+other threads; a bot may switch the alarm off (``signal.signal(SIGALRM, SIG_IGN)``; the time is
+then measured once its call returns) or loop through several nested handlers, each interruption
+unwinding only one of them; off the main thread, or without SIGALRM, the time is only measured once
+the call returns. For bots you do not trust, run each in another process behind a proxy that
+enforces its own limit (``Strategy.enforces_own_timeout``) and can be killed.
 """
 
 from __future__ import annotations
 
+import _signal  # the C functions: signal.getsignal/signal wrap them in enum conversions (microseconds a call)
 import dis
+import os
 import signal
 import sys
 import threading
@@ -34,7 +44,10 @@ from typing import Any
 
 _PUSH_EXC_INFO = dis.opmap.get("PUSH_EXC_INFO", -1)
 REPEAT = 0.05  # seconds between further interruptions of a bot that swallowed the first one
-_HAS_ALARM = hasattr(signal, "SIGALRM") and hasattr(signal, "setitimer")
+_HAS_ALARM = hasattr(signal, "SIGALRM") and hasattr(signal, "pthread_kill")
+_SIGALRM: int = getattr(signal, "SIGALRM", 14)
+_getsignal: Callable[[int], Any] = _signal.getsignal
+_setsignal: Callable[[int, Any], Any] = _signal.signal
 
 
 class DecisionTimeout(BaseException):
@@ -49,23 +62,33 @@ def alarm_usable() -> bool:
     return _HAS_ALARM and threading.get_ident() == _MAIN_THREAD
 
 
-_ACTIVE: list[Alarm] = []  # the alarm of the call in progress (main thread only)
-_OVERDUE = [False]  # someone else's timer came due while a bot's call had set it aside
+_Call = tuple["Alarm", float]  # an alarm and the deadline of its call in progress (monotonic seconds)
+_ACTIVE: list[_Call] = []  # the calls in progress (main thread only; the innermost last): the watchdog reads it
+_OVERDUE = [False]  # someone else's SIGALRM arrived during a bot's call
+_SENT: list[_Call | None] = [None]  # the call the watchdog sent SIGALRM for, until the handler takes it
+_OUTER: list[Any] = []  # the SIGALRM handlers that open AlarmScopes replaced, innermost last
+_SHORTEST = [float("inf")]  # the shortest limit of any Alarm made: the longest the watchdog may sleep
 
 
 def ring_overdue() -> None:
-    """Let someone else's timer that came due during a bot's call ring now, outside that call (so whatever
+    """Let someone else's SIGALRM that arrived during a bot's call ring now, outside that call (so whatever
     its handler raises is not taken for the bot's doing). Cheap when there is nothing to ring."""
     if _OVERDUE[0]:
         _OVERDUE[0] = False
-        signal.raise_signal(signal.SIGALRM)
-_OUTER: list[Any] = []  # the SIGALRM handlers that open AlarmScopes replaced, innermost last
+        signal.raise_signal(_SIGALRM)
 
 
 def _dispatch(signum: int, frame: FrameType | None) -> None:
-    """The SIGALRM handler: the alarm of the call in progress fires; between calls, the previous handler does."""
+    """The SIGALRM handler: the watchdog's signal interrupts the call it was sent for (if it is still in progress);
+    anyone else's is theirs: served at once between calls, after the call during one."""
+    sent = _SENT[0]
+    if sent is not None:
+        _SENT[0] = None
+        if _ACTIVE and _ACTIVE[-1] is sent:
+            sent[0]._fire(frame)
+        return  # else the call it was meant for is over: nothing to do
     if _ACTIVE:
-        _ACTIVE[-1]._fire(signum, frame)
+        _OVERDUE[0] = True
         return
     previous = _OUTER[-1] if _OUTER else None
     if callable(previous) and previous is not _dispatch:
@@ -73,25 +96,85 @@ def _dispatch(signum: int, frame: FrameType | None) -> None:
     # else no Python handler was there: ignore it (a late alarm of ours must never end the process)
 
 
+# ----- the watchdog ----------------------------------------------------------------------------------------------
+class _Watchdog:
+    """The thread that interrupts calls past their deadline (one per process; a forked child starts its own).
+
+    It sleeps at most the shortest limit of any `Alarm` (``_SHORTEST``) at a time, so a call that starts while it
+    sleeps is looked at by its deadline, whatever call it was sleeping for; when no game runs, it waits for one.
+    """
+
+    def __init__(self) -> None:
+        self.wake = threading.Event()  # set while there may be calls to watch (a scope open, a call in progress)
+        self.nudge = threading.Event()  # set when a shorter limit appears: sleep less
+        self.thread: threading.Thread | None = None
+
+    def ensure(self) -> None:
+        """Started, and awake (called when a scope opens, and before a call outside any scope)."""
+        if self.thread is None:
+            self.thread = threading.Thread(target=self._run, name="treasure-sim decision watchdog", daemon=True)
+            self.thread.start()
+        if not self.wake.is_set():
+            self.wake.set()
+
+    def _run(self) -> None:
+        wake, nudge = self.wake, self.nudge
+        while True:
+            nudge.clear()  # before reading the limit: a shorter one set from now on cuts the next nap short
+            nap = max(min(_SHORTEST[0], 60.0), 0.001)
+            top = _ACTIVE[-1:]  # a copy: the main thread pushes and pops meanwhile
+            if not top:
+                if not _OUTER:  # no game is running: wait for the next hand or call
+                    wake.clear()
+                    if not (_OUTER or _ACTIVE):  # checked after clearing: a scope opened meanwhile set it again
+                        wake.wait()
+                    continue
+                nudge.wait(nap)
+                continue
+            call = top[0]
+            left = call[1] - monotonic()
+            if left > 0:
+                nudge.wait(min(left, nap))
+                continue
+            _SENT[0] = call  # still running at its deadline: interrupt it
+            try:
+                signal.pthread_kill(_MAIN_THREAD, _SIGALRM)  # type: ignore[arg-type]
+            except (OSError, ValueError):  # the main thread is gone: the process is ending
+                return
+            nudge.wait(min(call[0].repeat, nap))
+
+
+_WATCHDOG = _Watchdog()
+
+
+def _after_fork() -> None:  # threads do not survive fork: the child starts its own watchdog when it needs one
+    global _WATCHDOG
+    _WATCHDOG = _Watchdog()
+    _SENT[0] = None
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork)
+
+
 class AlarmScope:
     """Keeps the alarms' SIGALRM handler installed for a stretch of calls (a hand), instead of installing and
-    restoring it around each call (``signal.signal`` costs microseconds, as much as a decision of the engine).
-    The previous handler is restored when the scope ends, and serves any SIGALRM between calls meanwhile;
-    someone else's timer is set aside during each call and given back what is left of it after.
-    Does nothing off the main thread.
+    restoring it around each call (a system call each time). The previous handler is restored when the scope ends,
+    and serves any SIGALRM between calls meanwhile. Does nothing off the main thread.
     """
 
     __slots__ = ("_installed",)
 
     def __enter__(self) -> AlarmScope:
-        self._installed = alarm_usable() and signal.getsignal(signal.SIGALRM) is not _dispatch  # not nested
+        self._installed = alarm_usable() and _getsignal(_SIGALRM) is not _dispatch  # not nested
         if self._installed:
-            _OUTER.append(signal.signal(signal.SIGALRM, _dispatch))
+            _OUTER.append(_setsignal(_SIGALRM, _dispatch))
+            _WATCHDOG.ensure()
         return self
 
     def __exit__(self, *exc: object) -> None:
         if self._installed:
-            signal.signal(signal.SIGALRM, _OUTER.pop())
+            _setsignal(_SIGALRM, _OUTER.pop())
 
 
 class Alarm:
@@ -107,6 +190,9 @@ class Alarm:
         self._tracing = False
         self._prev_trace: Any = None
         self._adapter: FrameType | None = None
+        if seconds < _SHORTEST[0]:
+            _SHORTEST[0] = seconds
+            _WATCHDOG.nudge.set()
 
     def call(self, fn: Callable[..., Any], *args: Any) -> Any:
         """``fn(*args)``; raises `DecisionTimeout` if it ran past the limit (even if it swallowed it).
@@ -117,40 +203,31 @@ class Alarm:
         self._adapter = sys._getframe()
         scoped = bool(_OUTER)  # inside an AlarmScope, whose handler serves (unless a bot replaced it: put it back)
         if scoped:
-            if signal.getsignal(signal.SIGALRM) is not _dispatch:
-                signal.signal(signal.SIGALRM, _dispatch)
+            if _getsignal(_SIGALRM) is not _dispatch:
+                _setsignal(_SIGALRM, _dispatch)
             previous = None
         else:
-            previous = signal.signal(signal.SIGALRM, _dispatch)
-        _ACTIVE.append(self)
-        prev_delay, prev_interval = signal.setitimer(signal.ITIMER_REAL, self.seconds, self.repeat)
-        started = monotonic() if prev_delay else 0.0
+            previous = _setsignal(_SIGALRM, _dispatch)
+            _WATCHDOG.ensure()
+        call = (self, monotonic() + self.seconds)
+        _ACTIVE.append(call)
         self._in_call = True
         try:
             answer = fn(*args)
         finally:
             self._in_call = False  # first: from here on neither the handler nor the tracer raises
-            signal.setitimer(signal.ITIMER_REAL, 0, 0)
             _ACTIVE.pop()
             if not scoped:
-                signal.signal(signal.SIGALRM, previous)
+                _setsignal(_SIGALRM, previous)
             if self._tracing:
                 sys.settrace(self._prev_trace)
                 self._tracing = False
             self._adapter = None
-            if prev_delay:  # someone else's timer was running: give it back what is left of it
-                left = prev_delay - (monotonic() - started)
-                if left > 0:
-                    signal.setitimer(signal.ITIMER_REAL, left, prev_interval)
-                else:  # it came due meanwhile: it rings as soon as the bot's call is over (ring_overdue)
-                    _OVERDUE[0] = True
-                    if prev_interval:
-                        signal.setitimer(signal.ITIMER_REAL, prev_interval, prev_interval)
         if self.fired:
             raise DecisionTimeout  # it answered, but only after the limit
         return answer
 
-    def _fire(self, signum: int, frame: FrameType | None) -> None:
+    def _fire(self, frame: FrameType | None) -> None:
         if not self._in_call:
             return  # the call has returned: the adapter is tidying up
         self.fired += 1
