@@ -1,4 +1,8 @@
-"""Rows of the results tables, built in the workers from game records: plain column lists, then Arrow."""
+"""Rows of the results tables, built in the workers from game records: one plain tuple per row (in the order of
+the table's schema), turned into columns and Arrow once per task (`to_tables`).
+
+Why tuples: a row is then one tuple built and appended, whatever its width; the record's own tuples (hole cards,
+committed chips) go in as they are, uncopied; the transposition into columns runs in C (``zip``)."""
 
 from __future__ import annotations
 
@@ -16,12 +20,12 @@ from .store import SCHEMAS, SUIT_COLUMNS
 
 MAX_MESSAGE = 300  # characters of a bot's first error kept in the games table
 
-Columns = dict[str, list[Any]]
+Columns = list[tuple[Any, ...]]  # a table's rows so far, each a tuple in the order of its schema's columns
 
 
 def new_columns() -> dict[str, Columns]:
-    """Empty column lists per table: workers append plain Python values, then `to_tables`."""
-    return {table: {n: [] for n in schema.names} for table, schema in SCHEMAS.items()}
+    """Empty row lists per table: workers append one tuple per row, then `to_tables`."""
+    return {table: [] for table in SCHEMAS}
 
 
 def eliminations(result: GameResult, rules: RuleSet) -> list[int | None]:
@@ -62,6 +66,7 @@ def game_rows(cols: Columns, experiment: str, game_id: int, deal: int, rotation:
     money = result.final_money
     eliminated = eliminations(result, rules)
     finish = finishing_order(money, eliminated)
+    n_players = len(seats)
     for seat, e_id in enumerate(seats):
         e = entrants[e_id]
         errs = result.errors[seat]
@@ -69,108 +74,110 @@ def game_rows(cols: Columns, experiment: str, game_id: int, deal: int, rotation:
         suits = dict.fromkeys(SUIT_COLUMNS, 0)
         for card in held:
             suits[card[-1]] += 1
-        row = {
-            "experiment": experiment, "game_id": game_id, "deal_id": deal, "rotation": rotation,
-            "table_id": table_id, "seat": seat, "n_players": len(seats), "entrant_id": e_id, "entrant": e.label,
-            "strategy": e.strategy, "params": e.params_json, "final_money": money[seat],
-            "net": money[seat] - rules.starting_money, "win_share": result.win_shares[seat],
-            "rank": 1 + sum(m > money[seat] for m in money), "eliminated_hand": eliminated[seat],
-            "finish": finish[seat], "hands_played": result.hands_played,
-            "end_reason": result.end_reason, "decisions": result.decisions[seat], "errors": len(errs),
-            "failed_decisions": result.failed_decisions[seat] if result.failed_decisions else
-            min(len(errs), result.decisions[seat]),
-            "timeouts": result.timeouts[seat],
-            "first_error": errs[0][:MAX_MESSAGE] if errs else None, **error_kinds(errs), "treasures": " ".join(held),
-            "decision_time": result.decision_time[seat],
-        }
-        for suit, name in SUIT_COLUMNS.items():
-            row[name] = suits[suit]
-        for name, value in row.items():
-            cols[name].append(value)
+        mine = money[seat]
+        cols.append((
+            experiment, game_id, deal, rotation, table_id, seat, n_players, e_id, e.label, e.strategy,
+            e.params_json, mine, mine - rules.starting_money, result.win_shares[seat],
+            1 + sum(m > mine for m in money), eliminated[seat], finish[seat], result.hands_played,
+            result.end_reason, result.decisions[seat], len(errs),
+            result.failed_decisions[seat] if result.failed_decisions else min(len(errs), result.decisions[seat]),
+            result.timeouts[seat], errs[0][:MAX_MESSAGE] if errs else None, *error_kinds(errs).values(),
+            " ".join(held),
+            suits["s"], suits["c"], suits["h"], suits["d"], result.decision_time[seat],
+        ))
 
 
 def hand_rows(cols: Columns, experiment: str, game_id: int, hands: Sequence[HandRecord]) -> None:
     """Append one row per hand of a game."""
+    append = cols.append
     for h in hands:
-        categories = {s.seat: s.category for s in h.shown}
-        main_winners = h.pots[0].winners if h.pots else ()
-        row = {
-            "experiment": experiment, "game_id": game_id, "hand_no": h.hand_no, "dealer": h.dealer,
-            "players_in_hand": sum(h.in_hand), "pot": h.pot, "players_at_showdown": len(h.shown),
-            "winners": list(h.winners),
-            "winning_category": categories.get(main_winners[0]) if main_winners else None,
-            "last_folder": h.last_folder, "new_treasure": h.new_treasure, "treasure_taken": h.treasure_taken,
-            "treasure_taker": h.treasure_taker if h.treasure_taken is not None else None,
-            "spades_moved": sum(map(len, h.spades_moved)), "hearts_drawn": sum(map(len, h.drawn)),
-            "steals": len(h.steals), "deck_size": h.deck_size_after, "void": h.void,
-            "deck_ran_out": h.deck_ran_out, "bot_errors": len(h.errors), "money_after": list(h.money_after),
-            "shared": list(h.shared), "given_up": [card for _, card in h.given_up], "removed": list(h.removed),
-        }
-        for name, value in row.items():
-            cols[name].append(value)
+        pots = h.pots
+        category = None
+        if pots:
+            first = pots[0].winners[0] if pots[0].winners else None
+            for shown in h.shown:
+                if shown.seat == first:
+                    category = shown.category
+                    break
+        taken = h.treasure_taken
+        append((
+            experiment, game_id, h.hand_no, h.dealer, sum(h.in_hand), sum([p.amount for p in pots]), len(h.shown),
+            h.winners, category, h.last_folder, h.new_treasure, taken,
+            h.treasure_taker if taken is not None else None,
+            sum(map(len, h.spades_moved)), sum(map(len, h.drawn)), len(h.steals), h.deck_size_after, h.void,
+            h.deck_ran_out, len(h.errors), h.money_after, h.shared, tuple([card for _, card in h.given_up]), h.removed,
+        ))
 
 
 def seat_rows(cols: Columns, experiment: str, game_id: int, hands: Sequence[HandRecord]) -> None:
     """Append one row per seat dealt into each hand: what it held, put in, did and won (poker statistics,
     and the chance events that luck adjustment needs)."""
+    append = cols.append
     for h in hands:
-        n = len(h.in_hand)
-        put_in = [[0, 0, 0, 0] for _ in range(n)]
-        bets, calls, checks = [0] * n, [0] * n, [0] * n
+        in_hand = h.in_hand
+        n = len(in_hand)
+        antes = h.antes
+        put_in = [[antes[s], 0, 0, 0, 0] for s in range(n)]  # the ante, then each betting round
+        bets, calls, checks, won, stole, robbed, errors = ([0] * n for _ in range(7))
         folded_round: list[int | None] = [None] * n
-        for a in h.actions:
-            put_in[a.seat][a.round] += a.added
-            if a.kind == "raise":
-                bets[a.seat] += 1
-            elif a.kind == "call":
-                calls[a.seat] += 1
-            elif a.kind == "check":
-                checks[a.seat] += 1
+        vpip, pfr = [False] * n, [False] * n
+        for rnd, seat, kind, _, added, _ in h.actions:
+            put_in[seat][rnd + 1] += added
+            if kind == "raise":
+                bets[seat] += 1
+                if rnd == 0:
+                    vpip[seat] = pfr[seat] = True
+            elif kind == "call":
+                calls[seat] += 1
+                if rnd == 0:
+                    vpip[seat] = True
+            elif kind == "check":
+                checks[seat] += 1
             else:
-                folded_round[a.seat] = a.round
-        vpip = {a.seat for a in h.actions if a.round == 0 and a.kind in ("call", "raise")}
-        pfr = {a.seat for a in h.actions if a.round == 0 and a.kind == "raise"}
-        shown = {s.seat for s in h.shown}
-        won = [0] * n
+                folded_round[seat] = rnd
+        shown = [False] * n
+        for hand in h.shown:
+            shown[hand.seat] = True
         for pot in h.pots:
             for w, chips in zip(pot.winners, pot.shares, strict=True):
                 won[w] += chips
-        stole = [sum(1 for s in h.steals if s.seat == seat) for seat in range(n)]
-        robbed = [sum(1 for s in h.steals if s.victim == seat) for seat in range(n)]
+        for steal in h.steals:
+            stole[steal.seat] += 1
+            robbed[steal.victim] += 1
+        for erred, _ in h.errors:
+            errors[erred] += 1
         saw = len(h.shared) > 0
+        hand_no, hole, before, payouts, money = h.hand_no, h.hole, h.treasures_before, h.payouts, h.money_after
+        last, taken, taker = h.last_folder, h.treasure_taken, h.treasure_taker
+        moved, drawn = h.spades_moved, h.drawn
         for seat in range(n):
-            if not h.in_hand[seat]:
+            if not in_hand[seat]:
                 continue
             folded = folded_round[seat]
-            row = {
-                "experiment": experiment, "game_id": game_id, "hand_no": h.hand_no, "seat": seat,
-                "stack": h.money_after[seat] - h.payouts[seat], "net": h.payouts[seat],
-                "hole": list(h.hole[seat] or ()),
-                "treasures_before": list(h.treasures_before[seat]) if h.treasures_before else [],
-                "put_in": [h.antes[seat], *put_in[seat]], "folded_round": folded,
-                "bets": bets[seat], "calls": calls[seat], "checks": checks[seat], "vpip": seat in vpip,
-                "pfr": seat in pfr, "saw_shared": saw and (folded is None or folded > 0),
-                "showdown": seat in shown, "won": won[seat], "last_folder": h.last_folder == seat,
-                "treasure_taken": h.treasure_taken if h.treasure_taker == seat else None,
-                "spades_moved": list(h.spades_moved[seat]), "hearts_drawn": list(h.drawn[seat]),
-                "steals": stole[seat], "stolen_from": robbed[seat],
-                "errors": sum(1 for s, _ in h.errors if s == seat),
-            }
-            for name, value in row.items():
-                cols[name].append(value)
+            append((
+                experiment, game_id, hand_no, seat, money[seat] - payouts[seat], payouts[seat], hole[seat] or (),
+                before[seat] if before else (), tuple(put_in[seat]), folded, bets[seat], calls[seat], checks[seat],
+                vpip[seat], pfr[seat], saw and (folded is None or folded > 0), shown[seat], won[seat],
+                last == seat, taken if taker == seat else None, moved[seat], drawn[seat], stole[seat],
+                robbed[seat], errors[seat],
+            ))
 
 
 def mixed_rows(cols: Columns, experiment: str, game_id: int, hands: Sequence[HandRecord]) -> None:
     """Append one row per betting decision drawn from a bot's declared chances: what the action correction reads."""
+    append = cols.append
     for h in hands:
-        for m in h.mixed:
-            row = {"experiment": experiment, "game_id": game_id, "hand_no": h.hand_no, "seat": m.seat,
-                   "round": m.round, "fold_chance": m.fold_chance, "committed": list(m.committed),
-                   "still_in": list(m.still_in), "to_call": m.to_call, "folded": m.folded}
-            for name, value in row.items():
-                cols[name].append(value)
+        hand_no = h.hand_no
+        for rnd, seat, fold_chance, committed, still_in, to_call, folded in h.mixed:
+            append((experiment, game_id, hand_no, seat, rnd, fold_chance, committed, still_in, to_call, folded))
 
 
 def to_tables(columns: dict[str, Columns]) -> dict[str, pa.Table]:
     """Typed Arrow tables (cheap to pickle back to the parent, written as they are)."""
-    return {table: pa.Table.from_pydict(cols, schema=SCHEMAS[table]) for table, cols in columns.items()}
+    tables = {}
+    for table, rows in columns.items():
+        schema = SCHEMAS[table]
+        values = zip(*rows, strict=True) if rows else ([] for _ in schema)  # strict: every row as wide
+        arrays = [pa.array(column, field.type) for column, field in zip(values, schema, strict=True)]
+        tables[table] = pa.Table.from_arrays(arrays, schema=schema)
+    return tables
