@@ -16,7 +16,7 @@ differ by the event, not by sampling noise), drawn independently of the game's c
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
@@ -139,11 +139,34 @@ def _sequences(st: States, perms: np.ndarray, need: np.ndarray, exact: np.ndarra
     return seq, state
 
 
-def values(st: States, perms: np.ndarray, rules: dict) -> np.ndarray:
+MAX_ROWS = 1 << 16
+"""`values` works on at most about this many rows (shuffles or enumerated cards of its states) at a time: memory stays
+a few tens of MB whatever the batch, and every state's value is the same as in one go (nothing mixes states)."""
+
+
+def values(st: States, perms: np.ndarray, rules: dict, max_rows: int = MAX_ROWS) -> np.ndarray:
     """Each seat's expected chips from the pots in each state (S, n), by the model in the module docstring.
 
-    Chips of an uncalled bet count as its owner's (the engine gives them back at the end).
+    Chips of an uncalled bet count as its owner's (the engine gives them back at the end). Computed in blocks of
+    states of at most ``max_rows`` rows each (a state with exact enumeration counts as a whole deck's).
     """
+    bound = np.cumsum(np.maximum(st.samples, 54))
+    if not len(st) or bound[-1] <= max_rows:
+        return _values(st, perms, rules)
+    cuts, lo = [], 0
+    while lo < len(st):  # each block: as many states as fit, at least one
+        hi = max(int(np.searchsorted(bound, (bound[lo - 1] if lo else 0) + max_rows, side="right")), lo + 1)
+        cuts.append((lo, hi))
+        lo = hi
+    return np.concatenate([_values(_states_of(st, lo, hi), perms, rules) for lo, hi in cuts])
+
+
+def _states_of(st: States, lo: int, hi: int) -> States:
+    """States ``lo:hi`` of a batch."""
+    return States(**{f.name: None if (a := getattr(st, f.name)) is None else a[lo:hi] for f in fields(States)})
+
+
+def _values(st: States, perms: np.ndarray, rules: dict) -> np.ndarray:
     n = st.contender.shape[1]
     contenders = st.contender.sum(axis=1)
     unknown = (st.shared < 0).sum(axis=1)
