@@ -8,6 +8,7 @@ memory, killed) costs the tasks it had in flight, which are run again.
 from __future__ import annotations
 
 import contextlib
+import gc
 import itertools
 import logging
 import multiprocessing
@@ -68,6 +69,7 @@ def _init_worker(parent: int) -> None:
     _ignore_sigint()
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the parent's "SIGTERM = Ctrl-C" is not for workers
     exit_with_parent(parent)
+    gc.freeze()  # what the worker inherits (modules, classes) is never traversed by a collection again: ~10% a task
 
 
 class ProcessBackend:
