@@ -148,8 +148,7 @@ _WATCHDOG = _Watchdog()
 
 
 def _after_fork() -> None:  # threads do not survive fork: the child starts its own watchdog when it needs one
-    global _WATCHDOG
-    _WATCHDOG = _Watchdog()
+    _WATCHDOG.__init__()  # type: ignore[misc]  # in place: the engine's integrity check watches the module's names
     _SENT[0] = None
 
 

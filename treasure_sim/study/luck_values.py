@@ -17,6 +17,7 @@ differ by the event, not by sampling noise), drawn independently of the game's c
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
+from typing import Any
 
 import numpy as np
 
@@ -163,7 +164,8 @@ def values(st: States, perms: np.ndarray, rules: dict, max_rows: int = MAX_ROWS)
 
 def _states_of(st: States, lo: int, hi: int) -> States:
     """States ``lo:hi`` of a batch."""
-    return States(**{f.name: None if (a := getattr(st, f.name)) is None else a[lo:hi] for f in fields(States)})
+    part: dict[str, Any] = {f.name: None if (a := getattr(st, f.name)) is None else a[lo:hi] for f in fields(States)}
+    return States(**part)
 
 
 def _values(st: States, perms: np.ndarray, rules: dict) -> np.ndarray:
