@@ -183,6 +183,8 @@ def parameters(cls: type[Strategy]) -> dict[str, Any]:
 
 
 def _check_params(cls: type[Strategy], params: dict[str, Any], spec: Any) -> None:
+    if not params:  # nothing to check (and reading the signature costs more than building the bot)
+        return
     sig = inspect.signature(cls.__init__)
     if not any(p.kind == p.VAR_KEYWORD for p in sig.parameters.values()):
         accepted = parameters(cls)
