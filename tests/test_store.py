@@ -121,16 +121,97 @@ def test_damage_is_named_by_every_reader_and_repaired_by_replay(fresh, reference
     pd.testing.assert_frame_equal(hands, reference[1][1])
 
 
-def test_a_part_the_journal_never_recorded_is_ignored_then_replayed(fresh, reference):
+def _cut_last_line(lines: list[str]) -> tuple[str, int]:
+    return "".join(lines[:-1]) + lines[-1][: len(lines[-1]) // 2], len(lines) - 1
+
+
+def _garble(lines: list[str]) -> tuple[str, int]:
+    return "".join(lines[:4]) + lines[4][:20] + "#%@" + lines[4][23:] + "".join(lines[5:]), 4
+
+
+def _remove(lines: list[str]) -> tuple[str, int]:
+    return "".join(lines[:6] + lines[7:]), 6
+
+
+def _interleave_binary(lines: list[str]) -> tuple[str, int]:
+    return "".join(lines[:2]) + "\x00\xff garbage\n" + "".join(lines[3:]), 2
+
+
+JOURNAL_DAMAGE = {  # what is done to parts.jsonl -> (new text, index of the part it no longer records) and the words
+    "cut": (_cut_last_line, "line 12 is cut short"),
+    "garbled": (_garble, "line 5 is garbled"),
+    "line removed": (_remove, "records 11 parts where the manifest records 12"),
+    "line replaced": (_interleave_binary, "line 3 is garbled"),
+}
+
+
+@pytest.mark.parametrize("damage", [*JOURNAL_DAMAGE, "deleted"])
+def test_journal_damage_is_named_by_verify_and_every_reader_and_replayed_exactly(fresh, reference, damage, capsys):
+    """A garbled or cut journal line, a removed line or a deleted journal: `verify` exits 1 naming it, every
+    reader refuses the folder, and the rerun replays exactly the deals of the parts the journal lost."""
+    from treasure_sim.cli import main
+    from treasure_sim.study import analysis
+
     journal = fresh / PARTS_JOURNAL
     lines = journal.read_text().splitlines(keepends=True)
-    journal.write_text("".join(lines[:-1]) + lines[-1][: len(lines[-1]) // 2])  # a torn last line
+    parts = read_manifest(fresh).parts
+    if damage == "deleted":
+        journal.unlink()
+        lost, words = list(parts), "parts.jsonl is missing (the manifest records 12 parts)"
+    else:
+        fn, words = JOURNAL_DAMAGE[damage]
+        text, index = fn(lines)
+        journal.write_text(text)
+        lost = [parts[index]]
     check = verify(fresh)
-    assert check.ok and len(check.unrecorded) == len(TABLES)  # one file per table
-    assert read_games(fresh).num_rows < 36 * 3  # readers see only what is recorded
+    assert not check.ok and words in check.describe() and "not recorded in parts.jsonl" in check.describe()
+    assert main(["verify", str(fresh)]) == 1
+    assert "DAMAGED" in capsys.readouterr().out
+    for read in (read_games, read_hands, lambda d: analysis.load(d)):
+        with pytest.raises(DamagedResults, match="replay exactly the affected deals") as err:
+            read(fresh)
+        assert "parts.jsonl" in str(err.value)
     report = run_experiment(parse_toml(CONFIG), fresh, workers=1, progress=False)
-    assert report.games_run > 0 and verify(fresh).ok and not verify(fresh).unrecorded
+    assert report.games_run == sum(p.end_deal - p.first_deal for p in lost) * 3
+    assert verify(fresh).ok and not verify(fresh).unrecorded
     pd.testing.assert_frame_equal(frames(fresh)[0], reference[1][0])
+    pd.testing.assert_frame_equal(frames(fresh)[1], reference[1][1])
+
+
+def test_a_part_on_disk_but_not_in_the_journal_is_damage_unless_a_live_run_is_writing_it(fresh):
+    """Between a part's file and its journal line a live run is mid-write: not damage. With no live run the
+    same file is a crash's leftover: named, and replayed."""
+    extra = "part-000000012-000000013.parquet"
+    for t in TABLES:
+        (fresh / t / extra).write_bytes((fresh / t / read_manifest(fresh).parts[0].name).read_bytes())
+    check = verify(fresh)
+    assert not check.ok and f"{extra} (games, hands, seats, mixed) is on disk but not" in check.describe()
+    with pytest.raises(DamagedResults, match=extra):
+        read_games(fresh)
+    live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        (fresh / ".lock").write_text(str(live.pid))
+        check = verify(fresh)
+        assert check.ok and "a run is writing it" in check.describe()
+        assert read_games(fresh).num_rows == 36 * 3
+    finally:
+        live.kill()
+        live.wait()
+    assert not verify(fresh).ok  # its writer is gone: a leftover again
+
+
+def test_an_interrupted_part_leaves_no_unrecorded_file(fresh, monkeypatch):
+    """Ctrl-C between a part's files and its journal line removes the files (no damage left by an interrupt)."""
+    results = ResultsDir(fresh)
+    table = read_games(fresh).slice(0, 3)
+
+    def interrupted(part):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(results, "record_part", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        results.add_part(40, 41, {"games": table})
+    assert not (fresh / "games" / "part-000000040-000000041.parquet").exists() and verify(fresh).ok
 
 
 def test_a_folder_written_before_checksums_is_read_and_adopted(fresh, reference):

@@ -4,10 +4,13 @@ A results folder holds one Parquet dataset per table (``games/``, ``hands/``, ``
 into parts that cover whole deals, plus ``manifest.json`` and ``parts.jsonl`` (a sweep folder holds ``sweep.json``
 and one results folder per variant). Every part file is written under a hidden temporary name and renamed into
 place; then one line with its size, row count and SHA-256 is appended to ``parts.jsonl`` (an append-only
-journal, so a long run does not rewrite a growing file), and ``manifest.json`` is replaced atomically. So
-the journal is the truth: readers verify every part they read against it, a missing, truncated or changed
-part is named in a `DamagedResults` error, and a part file the journal does not know (a crash between the
-writes, or a torn last line) is ignored by readers and replayed by the next run.
+journal, so a long run does not rewrite a growing file), and ``manifest.json`` is replaced atomically, with
+the number of parts the journal holds. So the journal is the truth, and it guards itself: readers verify
+every part they read against it, and a missing, truncated or changed part, a garbled or cut journal line, a
+journal shorter than the manifest says (lines or the whole file deleted) and a part file the journal does not
+know (a crash between the writes) are each named in a `DamagedResults` error by every reader and by `verify`,
+and the next run replays exactly the deals they held. While a run is writing the folder (its lock names a
+live process), its newest part may be on disk a moment before its journal line: that is not damage.
 """
 
 from __future__ import annotations
@@ -18,7 +21,6 @@ import hashlib
 import json
 import os
 import re
-import shutil
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -46,6 +48,7 @@ FORMAT_VERSION = 2  # 1: no checksums (still readable, not verifiable)
 RUN_MANIFEST, SWEEP_MANIFEST, PARTS_JOURNAL = "manifest.json", "sweep.json", "parts.jsonl"
 HISTORIES_DIR = "histories"  # PHH hand histories of some games (run --histories): beside the tables, not journalled
 STDERR_DIR = "stderr"  # what isolated bots write to stderr, one bounded file per entrant (`isolated`); not journalled
+DERIVED_FILES = ("luck.parquet",)  # caches the study side writes into a results folder (study.luck.CACHE_FILE)
 STATUSES = ("running", "complete", "interrupted", "failed")
 
 
@@ -146,6 +149,8 @@ class Manifest:
     baseline: str = ""
     variants: tuple[VariantEntry, ...] = ()
     format: int = FORMAT_VERSION
+    parts_recorded: int | None = None  # as read: how many parts the journal held when the manifest was written
+    journal_damage: tuple[str, ...] = ()  # as read: what is wrong with parts.jsonl (not written)
 
     def replace(self, **changes: Any) -> Manifest:
         return dataclasses.replace(self, **changes)
@@ -172,7 +177,8 @@ class Manifest:
 
     def to_json(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
-        del data["parts"]  # in the journal
+        del data["parts"], data["journal_damage"]  # in the journal; found when read
+        data["parts_recorded"] = len(self.parts) if self.parts is not None and self.kind == "run" else None
         data[self.kind if self.kind == "sweep" else "experiment"] = self.name  # the names older readers used
         if self.kind == "run":
             data.update(rules=self.rules, seed=self.seed)
@@ -204,7 +210,9 @@ class Manifest:
                 parts=None if data.get("format", 1) < 2 else (),
                 baseline=str(data.get("baseline", "")),
                 variants=tuple(VariantEntry(**v) for v in data.get("variants", [])),
-                format=_check(data.get("format", 1), int, "format"))
+                format=_check(data.get("format", 1), int, "format"),
+                parts_recorded=None if data.get("parts_recorded") is None else
+                _check(data["parts_recorded"], int, "parts_recorded"))
         except (TypeError, KeyError, ValueError) as err:
             raise ResultsError(f"{source} is not a treasure-sim manifest ({err}); use --overwrite to start "
                                f"over") from None
@@ -235,28 +243,52 @@ def read_manifest(folder: str | Path) -> Manifest | None:
             data.setdefault("kind", "sweep")
         manifest = Manifest.from_json(data, path)
         if manifest.kind == "run" and manifest.parts is not None:
-            parts = read_journal(folder)
+            parts, damage = _read_journal(folder, manifest.parts_recorded)
             manifest = manifest.replace(parts=parts, games_done=sum(p.end_deal - p.first_deal for p in parts)
-                                        * manifest.rotations)
+                                        * manifest.rotations, journal_damage=damage)
         return manifest
     return None
 
 
+_CUT = "cut short (a crash while it was written?)"  # the last line: also what a reader sees of one being written
+
+
 def read_journal(folder: Path) -> tuple[Part, ...]:
-    """The parts recorded in ``parts.jsonl``, in deal order; a torn or garbled line records nothing."""
+    """The parts recorded in ``parts.jsonl``, in deal order (a garbled or cut line records nothing)."""
+    return _read_journal(folder, None)[0]
+
+
+def _read_journal(folder: Path, recorded: int | None) -> tuple[tuple[Part, ...], tuple[str, ...]]:
+    """The parts of ``parts.jsonl`` in deal order, and what is wrong with it: garbled or cut lines, and fewer
+    parts than the ``recorded`` number the manifest says it held (lines removed, or the file deleted)."""
+    damage = []
     try:
-        lines = (folder / PARTS_JOURNAL).read_text(encoding="utf-8").splitlines()
+        text = (folder / PARTS_JOURNAL).read_text(encoding="utf-8", errors="replace")
     except FileNotFoundError:
-        return ()
-    parts = {}
-    for line in lines:
+        if recorded:
+            return (), (f"{PARTS_JOURNAL} is missing (the manifest records {recorded} parts)",)
+        return (), ()
+    lines = text.split("\n")
+    parts: dict[int, Part] = {}
+    for number, line in enumerate(lines, start=1):
+        last = number == len(lines)
+        if last and not line:
+            break  # the newline that ends the file
         try:
             p = json.loads(line)
-            part = Part(p["first_deal"], p["end_deal"], tuple(PartFile(**f) for f in p["files"]))
-        except (ValueError, TypeError, KeyError):
-            continue  # a line cut short by a crash: its part is unrecorded, and replayed
+            part = Part(_check(p["first_deal"], int, "first_deal"), _check(p["end_deal"], int, "end_deal"),
+                        tuple(PartFile(**f) for f in p["files"]))
+            if not (0 <= part.first_deal < part.end_deal) or not all(
+                    isinstance(f.table, str) and isinstance(f.sha256, str) for f in part.files):
+                raise ValueError("out of range")
+        except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
+            damage.append(f"{PARTS_JOURNAL} line {number} is " + (_CUT if last else "garbled"))
+            continue
         parts[part.first_deal] = part
-    return tuple(sorted(parts.values(), key=lambda p: p.first_deal))
+    if recorded is not None and len(parts) < recorded:
+        damage.append(f"{PARTS_JOURNAL} records {len(parts)} parts where the manifest records {recorded} "
+                      f"(journal lines were removed)")
+    return tuple(sorted(parts.values(), key=lambda p: p.first_deal)), tuple(damage)
 
 
 def _journal_line(part: Part) -> str:
@@ -285,6 +317,8 @@ def atomic_write(path: Path, data: bytes) -> None:
 
 # ----- part files --------------------------------------------------------------------------------------------
 _PART = re.compile(r"^part-(\d{9})-(\d{9})\.parquet$")
+_HISTORY = re.compile(r"^game-\d{9}\.phhs$")  # histories.history_path
+_STDERR = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9._-]*\.log$")  # tournament.stderr_path: <label>.log
 
 
 def part_name(first_deal: int, end_deal: int) -> str:
@@ -321,25 +355,64 @@ def _sha256(path: Path) -> str:
 
 
 def _unrecorded(folder: Path, manifest: Manifest) -> list[str]:
-    """Part files on disk that the manifest does not list (written just before a crash)."""
+    """Part files on disk that the journal does not list (written just before a crash, or their line lost)."""
     known = {p.name for p in manifest.parts or ()}
     return [f"{t}/{f}" for t in TABLES if (folder / t).is_dir()
             for f in sorted(os.listdir(folder / t)) if _PART.match(f) and f not in known]
 
 
+def writer(folder: Path) -> int | None:
+    """The pid of the live run writing ``folder`` (its lock file names it), or None."""
+    try:
+        text = (folder / ".lock").read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return None
+    if not text.isdigit():
+        return None
+    pid = int(text)
+    if pid == os.getpid():
+        return pid if folder.resolve() in _HELD else None
+    return pid if _alive(pid) else None
+
+
+def _unrecorded_words(names: Sequence[str]) -> list[str]:
+    """One phrase per unrecorded part (all its tables at once)."""
+    by_part: dict[str, list[str]] = {}
+    for name in names:
+        table, _, part = name.partition("/")
+        by_part.setdefault(part, []).append(table)
+    return [f"{part} ({', '.join(tables)}) is on disk but not recorded in {PARTS_JOURNAL}"
+            for part, tables in by_part.items()]
+
+
+def journal_problems(folder: str | Path, manifest: Manifest) -> list[str]:
+    """What is wrong with a results folder's journal, beyond its parts' checksums: garbled or cut lines, lines
+    or the whole file removed, part files it does not record. A live run's newest part is not counted."""
+    folder = Path(folder)
+    if manifest.parts is None:
+        return []
+    problems = list(manifest.journal_damage)
+    unrecorded = _unrecorded(folder, manifest)
+    in_flight = (problems and problems[-1].endswith(_CUT)) or unrecorded
+    if in_flight and writer(folder) is not None:  # being written: a part may precede its line, a line be half there
+        return [p for p in problems if not p.endswith(_CUT)]
+    return problems + _unrecorded_words(unrecorded)
+
+
 @dataclass(frozen=True, slots=True)
 class Verification:
-    """The outcome of checking every part of a folder against its manifest."""
+    """The outcome of checking every part of a folder against its manifest and journal."""
 
     path: Path
     manifest: Manifest
     damaged: tuple[tuple[Part, str], ...] = ()  # (part, what is wrong)
-    unrecorded: tuple[str, ...] = ()
+    unrecorded: tuple[str, ...] = ()  # part files (table/name) the journal does not record
     unverifiable: bool = False  # format 1: no checksums to compare
+    journal: tuple[str, ...] = ()  # what is wrong with the journal itself, and the unrecorded parts, in words
 
     @property
     def ok(self) -> bool:
-        return not self.damaged
+        return not self.damaged and not self.journal
 
     @property
     def damaged_games(self) -> int:
@@ -353,11 +426,13 @@ class Verification:
             head = f"{self.path}: {m.games_done} games; written before checksums (format 1): parts not verified"
         elif self.ok:
             head = f"{self.path}: ok, {parts} parts verified, {m.games_done} of {m.games} games, status {m.status}"
+            if self.unrecorded:
+                head += f"; a run is writing it: {len(self.unrecorded)} part file(s) not yet recorded"
         else:
-            head = (f"{self.path}: DAMAGED, {len({p for p, _ in self.damaged})} of {parts} parts "
-                    f"({self.damaged_games} games): " + "; ".join(w for _, w in self.damaged))
-        if self.unrecorded:
-            head += f"; {len(self.unrecorded)} unrecorded part file(s) ignored (a crash mid-write; a rerun replays)"
+            words = [w for _, w in self.damaged] + list(self.journal)
+            head = (f"{self.path}: DAMAGED, {len({p for p, _ in self.damaged})} of {parts} recorded parts "
+                    f"({self.damaged_games} games)" + (" and its journal" if self.journal else "") + ": "
+                    + "; ".join(words) + ". Run the same command again to replay exactly the affected deals")
         return head
 
 
@@ -370,7 +445,8 @@ def verify(folder: str | Path) -> Verification:
     if manifest.parts is None:
         return Verification(folder, manifest, unverifiable=True)
     damaged = tuple((p, why) for p in manifest.parts for f in p.files if (why := _damage(folder, p, f.table)))
-    return Verification(folder, manifest, damaged, tuple(_unrecorded(folder, manifest)))
+    return Verification(folder, manifest, damaged, tuple(_unrecorded(folder, manifest)),
+                        journal=tuple(journal_problems(folder, manifest)))
 
 
 # ----- a results folder being written ------------------------------------------------------------------------
@@ -431,11 +507,14 @@ class ResultsDir:
             os.close(fd)
 
     def prepare(self, fingerprint: str, config: dict[str, Any], deals: int, *, overwrite: bool,
-                on_damage: Callable[[str], None] | None = None) -> tuple[Manifest | None, list[tuple[int, int]]]:
+                on_damage: Callable[[str], None] | None = None, legacy_fingerprint: str | None = None
+                ) -> tuple[Manifest | None, list[tuple[int, int]]]:
         """Check the folder holds this config's results (or none), repair it, and return (manifest, pending).
 
         Damaged parts (missing, truncated, changed) and unrecorded part files are removed, and their deals
         come back as pending, so the run replays exactly them; ``on_damage`` is told about each.
+        ``legacy_fingerprint``: the config's fingerprint as versions that did not hash the bots' code made it;
+        a folder they wrote is continued (it cannot say whether the code changed), and told.
         """
         old = read_manifest(self.path)
         if old is not None and old.kind != "run":
@@ -443,6 +522,11 @@ class ResultsDir:
         if overwrite:
             self.clear()
             old = None
+        elif old is not None and old.fingerprint != fingerprint and legacy_fingerprint is not None \
+                and old.fingerprint == legacy_fingerprint and "code" not in old.config:
+            (on_damage or (lambda _: None))(
+                "written by a version that did not record the bots' code: it cannot tell whether a bot changed "
+                "since; continuing, and recording the code from now on")
         elif old is not None and old.fingerprint != fingerprint:
             raise ResultsError(
                 f"{self.path} holds results of a different config (differs in: "
@@ -473,8 +557,12 @@ class ResultsDir:
         if manifest.parts is None:  # format 1: a part is whole once its games file is in place
             manifest = self._adopt(manifest)
         journal, canonical = self.path / PARTS_JOURNAL, "".join(map(_journal_line, manifest.parts or ()))
-        if journal.exists() and journal.read_text(encoding="utf-8") != canonical:
+        rewritten = False
+        if journal.exists() and journal.read_bytes() != canonical.encode():
             self._rewrite_journal(manifest.parts or ())  # drop a torn last line before appending to it
+            rewritten = True
+        for problem in manifest.journal_damage:
+            tell(f"{problem}: the deals of the parts it does not record are replayed")
         check = verify(self.path)
         for name in check.unrecorded:
             tell(f"{name} was written but never recorded (a crash mid-write): replaying its deals")
@@ -491,8 +579,37 @@ class ResultsDir:
             manifest = manifest.replace(parts=tuple(p for p in manifest.parts or () if p not in bad),
                                         games_done=manifest.games_done - lost)
             self._rewrite_journal(manifest.parts or ())
-            write_manifest(self.path, manifest)
+        if bad or rewritten or manifest.journal_damage or manifest.parts_recorded != len(manifest.parts or ()):
+            manifest = manifest.replace(journal_damage=(), parts_recorded=len(manifest.parts or ()))
+            write_manifest(self.path, manifest)  # the manifest counts what the journal now holds
         return manifest
+
+    def add_part(self, first_deal: int, end_deal: int, tables: dict[str, pa.Table]) -> Part:
+        """Write a part's files and then its journal line. Interrupted before the line is written (Ctrl-C,
+        SIGTERM, a full disk), it removes the files it wrote, so an interrupted run leaves no unrecorded part
+        behind (only a killed one can, and the next run replays it)."""
+        recorded, part = False, None
+        try:
+            part = self.write_part(first_deal, end_deal, tables)
+            self.record_part(part)
+            recorded = True
+            return part
+        finally:
+            if not recorded and not (part is not None and self._journal_ends_with(_journal_line(part))):
+                name = part_name(first_deal, end_deal)
+                for t in TABLES:
+                    for f in (self.table_dir(t) / name, self.table_dir(t) / f".{name}.tmp"):
+                        f.unlink(missing_ok=True)
+
+    def _journal_ends_with(self, line: str) -> bool:
+        data = line.encode()
+        try:
+            with open(self.path / PARTS_JOURNAL, "rb") as fh:
+                size = fh.seek(0, os.SEEK_END)
+                fh.seek(max(0, size - len(data)))
+                return fh.read() == data
+        except OSError:
+            return False
 
     def record_part(self, part: Part) -> None:
         """Append ``part`` to the journal, on disk before this returns."""
@@ -525,11 +642,21 @@ class ResultsDir:
         return manifest
 
     def clear(self) -> None:
-        """Remove this tool's files (only them: DIR may hold other things)."""
-        for t in (*TABLES, HISTORIES_DIR, STDERR_DIR):
-            shutil.rmtree(self.table_dir(t), ignore_errors=True)
-        for f in (self.manifest_path, self.log_path, self.path / PARTS_JOURNAL):
-            f.unlink(missing_ok=True)
+        """Remove the files this tool writes, and only them (DIR and its table folders may hold the user's
+        files): part files and their temporary files, hand histories, bots' stderr logs, the manifest, the journal
+        and the caches; a folder is removed only when that leaves it empty. ``run.log`` stays (a run appends to it)."""
+        for sub, pattern in [*((t, _PART) for t in TABLES), (HISTORIES_DIR, _HISTORY), (STDERR_DIR, _STDERR)]:
+            folder = self.table_dir(sub)
+            if not folder.is_dir():
+                continue
+            for f in os.listdir(folder):
+                if pattern.match(f) or (f.startswith(".") and f.endswith(".tmp") and pattern.match(f[1:-4])):
+                    (folder / f).unlink(missing_ok=True)
+            with contextlib.suppress(OSError):
+                folder.rmdir()  # only when empty
+        for name in (RUN_MANIFEST, PARTS_JOURNAL, *DERIVED_FILES):
+            for path in (self.path / name, self.path / f".{name}.tmp"):
+                path.unlink(missing_ok=True)
 
     def write_part(self, first_deal: int, end_deal: int, tables: dict[str, pa.Table]) -> Part:
         """Write one part (every table), each file atomically; returns what the manifest must record."""
@@ -572,9 +699,15 @@ def _gaps(done: list[tuple[int, int]], deals: int) -> list[tuple[int, int]]:
 
 def config_differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     """The config keys (``rules.<field>`` for rules) whose values differ."""
-    keys = [k for k in sorted(set(old) | set(new)) if k not in ("deals", "rules") and old.get(k) != new.get(k)]
+    keys = [k for k in sorted(set(old) | set(new)) if k not in ("deals", "rules", "code") and old.get(k) != new.get(k)]
     old_rules, new_rules = old.get("rules", {}), new.get("rules", {})
     keys += [f"rules.{k}" for k in sorted(set(old_rules) | set(new_rules)) if old_rules.get(k) != new_rules.get(k)]
+    old_code, new_code = old.get("code") or {}, new.get("code") or {}
+    for label in sorted(set(old_code) & set(new_code)):  # an entrant added or removed: "entrants" says so
+        before, after = old_code[label], new_code[label]
+        if isinstance(before, dict) and isinstance(after, dict) and before.get("sha256") != after.get("sha256"):
+            files = ", ".join(map(str, after.get("files") or before.get("files") or [])) or "its source"
+            keys.append(f"the code of entrant {label!r} ({files})")
     return keys
 
 
@@ -597,6 +730,9 @@ def iter_parts(path: str | Path, table: str, columns: Sequence[str] | None = Non
         for name in sorted(f for f in os.listdir(folder) if _PART.match(f)) if folder.is_dir() else []:
             yield pq.ParquetFile(folder / name).read(columns=cols, use_threads=False)
         return
+    problems = journal_problems(path, manifest)
+    if problems and not allow_damaged:
+        raise DamagedResults(path, problems)
     for part in manifest.parts:
         if part.file(table) is None:  # written by a version without this table
             continue
