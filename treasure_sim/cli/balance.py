@@ -29,7 +29,8 @@ def cmd_balance(args: argparse.Namespace) -> int:
     from ..run.studies import load_balance
 
     study = load_balance(args.config)
-    study = study.replace(deals=args.deals, seed=args.seed, decision_timeout=args.decision_timeout)
+    study = study.replace(deals=args.deals, seed=args.seed, decision_timeout=args.decision_timeout,
+                          untrusted=args.untrusted or None)
     same = study.same_games()
     games = sum(study.experiment(v).games for v in study.variants if v.name not in same)
     reused = f" ({', '.join(f'{a} = {b}' for a, b in same.items())}: the same games, played once)" if same else ""

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..run.backends import EXECUTORS, default_workers
+from ..run.execute import check_workers
 from ..study.stats import DEFAULT_NET, NETS
 
 
@@ -46,6 +47,18 @@ def positive_float(text: str) -> float:
     return value
 
 
+def timeout_seconds(text: str) -> float:
+    """An argparse type: a decision time limit, within the range a config allows."""
+    from ..run.experiment import TIMEOUT_RANGE
+
+    value = positive_float(text)
+    low, high = TIMEOUT_RANGE
+    if not low <= value <= high:
+        raise argparse.ArgumentTypeError(f"expected seconds from {low:g} to {high:g} (an hour per decision), "
+                                         f"got {text}")
+    return value
+
+
 def add_execution_options(p: argparse.ArgumentParser, folder: str, replaced: str) -> None:
     """--workers, --out, --seed, --executor, --scheduler, --overwrite, --strict, --decision-timeout: run and sweep."""
     p.add_argument("--workers", type=positive, metavar="W", help=f"worker processes (default: one per core, "
@@ -60,7 +73,11 @@ def add_execution_options(p: argparse.ArgumentParser, folder: str, replaced: str
                    help="stop at a bot's first error (an exception, an illegal answer, a timeout) with one line "
                         "naming the entrant, the game, the hand and the error; by default the engine plays the "
                         "default answer, records the error and goes on")
-    p.add_argument("--decision-timeout", type=positive_float, metavar="S",
+    p.add_argument("--untrusted", action="store_true",
+                   help="run every entrant that is not a built-in bot in its own process, through the line protocol "
+                        "(as the config's untrusted = true): an in-process bot is trusted code, able to read the "
+                        "engine's state and the cards (docs/protocol.md)")
+    p.add_argument("--decision-timeout", type=timeout_seconds, metavar="S",
                    help="seconds a bot may take per decision (overrides the config's decision_timeout; default 10); "
                         "a slower answer is replaced by the default one and recorded as an error")
 
@@ -104,6 +121,7 @@ def execute(args: argparse.Namespace, name: str, start: Callable[..., Any]) -> A
     if args.scheduler and args.executor != "dask":
         raise UsageError("--scheduler needs --executor dask")
     out = Path(args.out) if args.out else Path("results") / name
+    check_workers(args.workers, args.executor, args.scheduler)  # before anything starts: one line, not an OOM
     try:
         return start(out, workers=args.workers, executor=args.executor, scheduler=args.scheduler,
                      overwrite=args.overwrite, strict=args.strict)

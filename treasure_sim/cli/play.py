@@ -15,6 +15,7 @@ import argparse
 import contextlib
 import os
 import secrets
+import shutil
 import sys
 import tomllib
 from collections.abc import Callable, Iterator, Sequence
@@ -324,12 +325,18 @@ def _bots(specs: str) -> list[tuple[str, Strategy]]:
             bots.append((spec.rpartition(":")[2] or spec, load_strategy(spec)))
         except ValueError as err:
             raise UsageError(f"--bots: {err}") from None
+        except Exception as err:  # the bot's own constructor failed: one line naming it, not its traceback
+            raise UsageError(f"--bots: strategy {spec!r} failed to build: {type(err).__name__}: {err}"[:500]) from None
     return bots
 
 
 def _person(args: argparse.Namespace, names: list[str]) -> Strategy:
     if args.seat_command:
-        return IsolatedBot(split_command(args.seat_command), label=args.name, max_restarts=0, trusted=True)
+        command = split_command(args.seat_command)
+        if not command or shutil.which(command[0]) is None:  # refused now, not 200 default hands later
+            raise UsageError(f"--seat-command {args.seat_command!r}: no program {command[0] if command else ''!r} "
+                             f"to run (not an executable file, and not on PATH)")
+        return IsolatedBot(command, label=args.name, max_restarts=0, trusted=True)
     if args.isolated:
         try:
             tty = os.ttyname(sys.stdin.fileno())

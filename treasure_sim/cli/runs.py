@@ -150,7 +150,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         exp = match_experiment(args.bots, args.deals)
     else:
         exp = load_experiment(args.config) if args.config else default_experiment()
-    exp = exp.replace(deals=args.deals, seed=args.seed, decision_timeout=args.decision_timeout)
+    exp = exp.replace(deals=args.deals, seed=args.seed, decision_timeout=args.decision_timeout,
+                      untrusted=args.untrusted or None)
     if args.until_ci is None:
         report = execute(args, exp.name, functools.partial(run_experiment, exp, histories=args.histories))
         if report is None:
@@ -158,6 +159,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(summary(report, exp.name, exp.deals, exp.rotations, exp.table_size, len(exp.entrants), args.net,
                       args.max_error_share, exp.entrants[0].label if args.bots else None))
         _histories(exp, report.out, args.histories)
+        _trust(exp.entrants)
         return 0
     from ..study.summary import METRICS, run_summary
 
@@ -180,9 +182,19 @@ def cmd_run(args: argparse.Namespace) -> int:
     print(summary(last, exp.name, stopped.deals, exp.rotations, exp.table_size, len(exp.entrants), args.net,
                   args.max_error_share, exp.entrants[0].label if args.bots else None))
     _histories(exp.replace(deals=stopped.deals), last.out, args.histories)
+    _trust(exp.entrants)
     print(f"\n{stopped.reason(args.until_ci, metric.replace('_', ' '))}; batches (deals, widest half-width): "
           + ", ".join(f"{n} ({hw:.3g})" for n, hw in stopped.batches))
     return 0
+
+
+def _trust(entrants: Any) -> None:
+    """After a summary: name the entrants that played in-process from outside treasure-sim (trusted code)."""
+    from ..run.provenance import trust_note
+
+    note = trust_note(entrants)
+    if note:
+        print(f"\n{note}")
 
 
 def summary(report: RunReport, name: str, deals: int, rotations: int, seats: int, entrants: int,
@@ -243,7 +255,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
     _check_precision_options(args)
     sweep = load_sweep(args.config) if args.config else default_sweep()
-    sweep = sweep.replace(deals=args.deals, seed=args.seed, decision_timeout=args.decision_timeout)
+    sweep = sweep.replace(deals=args.deals, seed=args.seed, decision_timeout=args.decision_timeout,
+                          untrusted=args.untrusted or None)
     stopped = None
     if args.until_ci is None:
         report = execute(args, sweep.name, functools.partial(run_sweep, sweep))
@@ -283,6 +296,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                   + ", ".join(f"{n} ({hw:.3g})" for n, hw in stopped.batches), ""]
     lines += [*sweep_verdict(report.out, args.net), ""]
     print("\n".join([*lines, f"compare the variants: treasure-sim report {report.out}"]))
+    _trust(sweep.base.entrants)
     return 0
 
 

@@ -37,7 +37,8 @@ def cmd_tune(args: argparse.Namespace) -> int:
 
     tuning = load_tuning(args.config)
     tuning = dataclasses.replace(tuning, base=tuning.base.replace(seed=args.seed,
-                                                                  decision_timeout=args.decision_timeout),
+                                                                  decision_timeout=args.decision_timeout,
+                                                                  untrusted=args.untrusted or None),
                                  budget=args.budget or tuning.budget)
     bar: list[Progress] = []  # the round now playing: one bar (or a line every ~10 s) over its candidates' games
 

@@ -30,6 +30,7 @@ MANIFEST = "tune.json"
 TUNE_KEYS = ("budget", "eta", "knobs", "candidates", "targets", "first_deals")
 TARGET_KEYS = ("metric", "at_least", "at_most", "between", "better", "worse")
 MIN_FIRST_DEALS = 10  # fewer deals a candidate in round 1 and `tune` warns that the budget is too small
+MAX_CANDIDATES = 10_000  # counted before the grid is built: round 1 plays every candidate
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +105,8 @@ def parse_tuning(data: dict[str, Any], source: str = "<memory>", *, check_strate
     if "knobs" not in tune and "candidates" not in tune:
         raise ConfigError(f"{where}[tune] needs candidates: a grid [tune.knobs] (every combination is one) and/or "
                           f"named [[tune.candidates]] (name and rules, like a sweep's [[variants]])")
-    candidates = (grid_variants(tune["knobs"], f"{where}[tune.knobs] as a grid: ") if "knobs" in tune else []) + \
+    candidates = (grid_variants(tune["knobs"], f"{where}[tune.knobs] as a grid: ", MAX_CANDIDATES, "candidates")
+                  if "knobs" in tune else []) + \
         (listed_variants(tune["candidates"], f"{where}[tune.candidates] as variants: ") if "candidates" in tune
          else [])
     names = [c.name for c in candidates]
@@ -146,8 +148,13 @@ def _target(raw: Any, at: str, base: Experiment) -> Target:
             isinstance(v, bool) or not isinstance(v, int | float) for v in numbers):
         raise ConfigError(f"{at}{bounds[0]} must be {'[low, high]' if bounds[0] == 'between' else 'a number'}, "
                           f"got {value!r}")
+    if any(math.isnan(v) for v in numbers):
+        raise ConfigError(f"{at}{bounds[0]} must be a number, got nan")
     low, high = (numbers[0], numbers[1]) if bounds[0] == "between" else \
         (numbers[0], math.inf) if bounds[0] == "at_least" else (-math.inf, numbers[0])
+    if low > high:
+        raise ConfigError(f"{at}between = [{low:g}, {high:g}] is reversed: no value lies in it; give [low, high] "
+                          f"with low <= high, such as [{high:g}, {low:g}]")
     better, worse = raw.get("better", ""), raw.get("worse", "")
     labels = {e.label for e in base.entrants}
     if metric == "skill_gap" and (better not in labels or worse not in labels):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import logging
+import os
 import signal
 import sys
 import threading
@@ -19,7 +20,7 @@ from typing import Any
 from tqdm import tqdm
 
 from .backends import DaskBackend, ProcessBackend, deals_per_task, default_workers, make_backend, run_logging
-from .experiment import Experiment
+from .experiment import ConfigError, Experiment
 from .histories import write_histories
 from .store import (
     STDERR_DIR,
@@ -28,6 +29,7 @@ from .store import (
     ResultsDir,
     ResultsError,
     VariantEntry,
+    config_differences,
     is_sweep_dir,
     now,
     read_manifest,
@@ -55,6 +57,49 @@ def sigterm_as_interrupt() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+WORKERS_PER_CORE = 8  # beyond this, more workers only add memory and switching: refused
+WORKER_MB = 100  # memory a worker needs, about (a forked worker playing games; isolated bots add their own)
+
+
+def _available_mb() -> int | None:
+    """Memory this machine can still give, in MB (MemAvailable), or None where it cannot be read."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) // 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // (1 << 20)
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def max_workers() -> tuple[int, str]:
+    """The most local workers this machine runs, and why: ``WORKERS_PER_CORE`` per core, and ``WORKER_MB`` each of
+    the memory available."""
+    cores = default_workers()
+    limit, why = WORKERS_PER_CORE * cores, f"{WORKERS_PER_CORE} per core on {cores} core{'s' * (cores != 1)}"
+    memory = _available_mb()
+    if memory is not None and memory // WORKER_MB < limit:
+        limit, why = max(1, memory // WORKER_MB), f"about {WORKER_MB} MB each of the {memory:,} MB available"
+    return limit, why
+
+
+def check_workers(workers: int | None, executor: str = "process", scheduler: str | None = None) -> None:
+    """Refuse, in one line and before anything starts, more local workers than the machine can run (100,000
+    workers started at once ran a machine out of memory). An existing dask scheduler brings its own workers."""
+    if workers is None or (executor == "dask" and scheduler):
+        return
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ConfigError(f"workers must be a whole number >= 1, got {workers!r}")
+    limit, why = max_workers()
+    if workers > limit:
+        raise ConfigError(f"--workers {workers} is more than this machine can run: at most {limit} here ({why}); "
+                          f"one per core ({default_workers()}) is fastest")
 
 
 def _version() -> str:
@@ -153,6 +198,7 @@ def run_experiment(exp: Experiment, out: str | Path, *, workers: int | None = No
     `BotFailure` naming it (parts already written stay). ``on_part`` is called after each part is written
     (a test hook: raising KeyboardInterrupt there is a Ctrl-C at that moment).
     """
+    check_workers(workers, executor, scheduler)
     workers = workers or default_workers()
     if executor == "process" and workers > 2 * default_workers():
         log.warning("%d workers on %d cores: each game takes longer and memory grows; one per core is fastest",
@@ -160,8 +206,9 @@ def run_experiment(exp: Experiment, out: str | Path, *, workers: int | None = No
     backend = make_backend(executor, workers, scheduler)
     results = ResultsDir(out)
     with sigterm_as_interrupt(), results.locked():
-        old, pending = results.prepare(exp.fingerprint(), exp.to_dict(), exp.deals, overwrite=overwrite,
-                                       on_damage=lambda what: log.warning("%s: %s", results.path, what))
+        old, pending = results.prepare(exp.fingerprint(), exp.record(), exp.deals, overwrite=overwrite,
+                                       on_damage=lambda what: log.warning("%s: %s", results.path, what),
+                                       legacy_fingerprint=exp.fingerprint(code=False))
         if old and old.package_version != _version():
             log.warning("%s was started by treasure-sim %s; continuing it with %s",
                         results.path, old.package_version, _version())
@@ -173,7 +220,7 @@ def run_experiment(exp: Experiment, out: str | Path, *, workers: int | None = No
 def _run_manifest(exp: Experiment, old: Manifest | None) -> Manifest:
     """The manifest of a run starting now; a resumed run keeps its parts, first start time and history."""
     return Manifest(
-        kind="run", name=exp.name, fingerprint=exp.fingerprint(), config=exp.to_dict(), deals=exp.deals,
+        kind="run", name=exp.name, fingerprint=exp.fingerprint(), config=exp.record(), deals=exp.deals,
         games=exp.games, package_version=_version(), python=_python(), source=exp.source,
         started=old.started if old else now(), updated=now(), status="running",
         games_done=old.games_done if old else 0, runs=old.runs if old else (), parts=old.parts if old else ())
@@ -201,8 +248,7 @@ def _run(exp: Experiment, results: ResultsDir, manifest: Manifest, pending: list
         with own as bar, contextlib.closing(backend.run(tasks)) as stream:
             for result in stream:
                 write_histories(results.path, result.histories)  # before the part: a recorded part has its files
-                part = results.write_part(result.first_deal, result.end_deal, result.tables)
-                results.record_part(part)
+                part = results.add_part(result.first_deal, result.end_deal, result.tables)
                 errors += result.bot_errors
                 manifest = manifest.with_part(part, result.n_games)
                 run = dataclasses.replace(run, games_run=manifest.games_done - start_done)
@@ -253,8 +299,9 @@ def _sweep_changes(old: Manifest, sweep: Sweep) -> str:
         ("variants removed", [n for n in old_fp if n not in new_fp]),
         ("variants added", [n for n in new_fp if n not in old_fp]),
         ("variants changed", [n for n in new_fp if n in old_fp and old_fp[n] != new_fp[n]])) if names]
-    base, new_base = old.config, sweep.base.to_dict()
+    base, new_base = old.config, sweep.base.record()
     keys = [k for k in ("name", "seed", "table_size", "rotate", "entrants", "rules") if base.get(k) != new_base[k]]
+    keys += [d for d in config_differences(base, new_base) if d.startswith("the code of")]
     if keys:
         parts.insert(0, f"base {', '.join(keys)}")
     if old.baseline != sweep.baseline:
@@ -273,7 +320,7 @@ def _sweep_manifest(sweep: Sweep, old: Manifest | None) -> Manifest:
         variants.append(VariantEntry(v.name, same.get(v.name, v.name), v.changes(), e.name, e.fingerprint(), e.games,
                                      prior.status if prior else "pending", prior.games_done if prior else 0))
     return Manifest(
-        kind="sweep", name=sweep.name, fingerprint=sweep.fingerprint(), config=sweep.base.to_dict(),
+        kind="sweep", name=sweep.name, fingerprint=sweep.fingerprint(), config=sweep.base.record(),
         deals=sweep.base.deals, games=sum(v.games for v in variants), package_version=_version(), python=_python(),
         source=sweep.base.source, started=old.started if old else now(), updated=now(),
         runs=old.runs if old else (), baseline=sweep.baseline, variants=tuple(variants))
@@ -289,6 +336,7 @@ def run_sweep(sweep: Sweep, out: str | Path, *, workers: int | None = None, exec
     progress bar (and ETA) runs over every variant's games. A folder holding another sweep is refused unless
     ``overwrite``; then the old variants' results are removed too, so the folder holds this sweep alone.
     """
+    check_workers(workers, executor, scheduler)
     out = Path(out)
     folder = ResultsDir(out)  # for its lock: one sweep at a time writes sweep.json
     with sigterm_as_interrupt(), folder.locked():
@@ -299,7 +347,8 @@ def run_sweep(sweep: Sweep, out: str | Path, *, workers: int | None = None, exec
             for v in old.variants:
                 ResultsDir(out / v.dir).clear()
             old = None
-        elif old is not None and old.fingerprint != sweep.fingerprint():
+        elif old is not None and old.fingerprint != sweep.fingerprint() and not (
+                old.fingerprint == sweep.fingerprint(code=False) and "code" not in old.config):
             raise ResultsError(f"{out} holds a different sweep ({_sweep_changes(old, sweep)}); use --overwrite to "
                                f"replace it or --out to write elsewhere")
         manifest = _sweep_manifest(sweep, old)

@@ -16,15 +16,16 @@ from typing import Any
 from ..game.cards import format_card, is_joker, parse_card
 from ..game.rules import RuleSet
 from ..game.strategy import POWERS, Strategy
-from . import loader
+from . import loader, provenance
 from .isolated import BotProcessError, handshake, python_command, split_command
 from .schedule import deals_to_seat_everyone
 
 DEFAULT_CONFIG = "default.toml"  # in treasure_sim/run/data, packaged with the wheel
-TOP_KEYS = ("name", "seed", "deals", "table_size", "rotate", "decision_timeout", "entrants", "rules")
+TOP_KEYS = ("name", "seed", "deals", "table_size", "rotate", "decision_timeout", "untrusted", "entrants", "rules")
 ENTRANT_KEYS = ("strategy", "params", "label", "isolate", "command", "memory_mb", "restrict", "treasures")
 ROTATE = (True, False, "cycle")  # each deal in every rotation; once as seated; once, seats moved on a place a deal
 DECISION_TIMEOUT = 10.0  # seconds a bot may think per decision unless the config says otherwise
+TIMEOUT_RANGE = (0.001, 3600.0)  # a shorter limit is below the timer's resolution; a longer one is no limit at all
 SCHEDULE_VERSION = 2  # bump when the same config would schedule different games (2: keyed-hash seeds)
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
@@ -85,6 +86,7 @@ class Experiment:
     rules: RuleSet = RuleSet()
     source: str = field(default="<memory>", compare=False)
     decision_timeout: float = DECISION_TIMEOUT
+    untrusted: bool = False  # every entrant that is not a built-in bot plays isolated (already in ``entrants``)
 
     @property
     def rotations(self) -> int:
@@ -100,18 +102,33 @@ class Experiment:
         return {
             "name": self.name, "seed": self.seed, "deals": self.deals, "table_size": self.table_size,
             "rotate": self.rotate, "decision_timeout": self.decision_timeout,
+            **({"untrusted": True} if self.untrusted else {}),
             "entrants": [e.to_dict() for e in self.entrants], "rules": self.rules.to_dict(),
         }
 
-    def fingerprint(self) -> str:
-        """A hash of everything that decides the games, except `deals` (more deals extend a run).
+    def code(self) -> dict[str, dict[str, Any]]:
+        """Per entrant label, its source files and their hash (`provenance`): what the fingerprint covers of
+        the bots' code."""
+        return {e.label: provenance.code_record(e.strategy, e.command) for e in self.entrants}
+
+    def record(self) -> dict[str, Any]:
+        """The config as the manifest records it: `to_dict` and the entrants' `code`."""
+        return self.to_dict() | {"code": self.code()}
+
+    def fingerprint(self, *, code: bool = True) -> str:
+        """A hash of everything that decides the games, except `deals` (more deals extend a run): the config
+        and the source of every entrant's code (``code=False``: the config alone, as earlier versions
+        hashed it, to recognise the folders they wrote).
 
         Two configs with the same fingerprint schedule identical games for every deal number,
         so a results folder may be resumed or extended only by a config with its fingerprint.
         """
         data = self.to_dict()
         del data["deals"], data["decision_timeout"]  # more deals extend; the time limit is how, not what
+        data.pop("untrusted", None)  # what it changes is in the entrants (isolate)
         data["schedule_version"] = SCHEDULE_VERSION
+        if code:
+            data["code"] = {label: c["sha256"] for label, c in self.code().items()}
         text = json.dumps(data, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -177,15 +194,21 @@ def parse_experiment(data: dict[str, Any], source: str = "<memory>", *, check_st
         raise ConfigError(f"{where}rotate must be true (every seat rotation of each deal), false (one game per "
                           f"deal) or \"cycle\" (one game per deal, seats moved on one place a deal), got {rotate!r}")
     timeout = data.get("decision_timeout", DECISION_TIMEOUT)
-    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not 0 < timeout < float("inf"):
-        raise ConfigError(f"{where}decision_timeout must be a number of seconds > 0, got {timeout!r}")
+    low, high = TIMEOUT_RANGE
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not low <= timeout <= high:
+        raise ConfigError(f"{where}decision_timeout must be a number of seconds from {low:g} to {high:g} (an hour "
+                          f"per decision), got {timeout!r}")
+    untrusted = data.get("untrusted", False)
+    if not isinstance(untrusted, bool):
+        raise ConfigError(f"{where}untrusted must be true (every entrant that is not a built-in bot plays isolated) "
+                          f"or false, got {untrusted!r}")
     try:
         rules = RuleSet.from_dict(data.get("rules", {}))
     except (ValueError, TypeError) as err:
         raise ConfigError(f"{where}[rules]: {err}") from None
     for problem in rules.playability_problems():
         raise ConfigError(f"{where}[rules]: {problem}")
-    entrants = _entrants(data.get("entrants"), where)
+    entrants = _entrants(data.get("entrants"), where, untrusted)
     _check_treasures(entrants, rules, where)
     needed = deals_to_seat_everyone(len(entrants), table_size)
     if deals < needed:
@@ -194,7 +217,7 @@ def parse_experiment(data: dict[str, Any], source: str = "<memory>", *, check_st
                           f"cycle); ask for at least {needed}")
     if check_strategies:
         check_loadable(entrants, where)
-    return Experiment(name, seed, deals, table_size, rotate, entrants, rules, source, float(timeout))
+    return Experiment(name, seed, deals, table_size, rotate, entrants, rules, source, float(timeout), untrusted)
 
 
 def check_name(name: Any, what: str, names: str) -> str:
@@ -220,11 +243,11 @@ def _int(value: Any, name: str, low: int, high: int | None, where: str) -> int:
     return value
 
 
-def _entrants(raw: Any, where: str) -> tuple[Entrant, ...]:
+def _entrants(raw: Any, where: str, untrusted: bool = False) -> tuple[Entrant, ...]:
     if not isinstance(raw, list) or not raw:
         raise ConfigError(f"{where}entrants must be a non-empty array of tables ([[entrants]] with "
                           f"strategy = \"...\"), got {raw!r}")
-    parsed = [_entrant(item, f"{where}entrants[{i}]: ") for i, item in enumerate(raw)]
+    parsed = [_entrant(item, f"{where}entrants[{i}]: ", untrusted) for i, item in enumerate(raw)]
     explicit = [e.label for e in parsed if e.label]
     for lab in explicit:
         if explicit.count(lab) > 1:
@@ -239,8 +262,9 @@ def _entrants(raw: Any, where: str) -> tuple[Entrant, ...]:
     return tuple(entrants)
 
 
-def _entrant(item: Any, at: str) -> Entrant:
-    """One [[entrants]] table, checked; the label is empty when the config gives none."""
+def _entrant(item: Any, at: str, untrusted: bool = False) -> Entrant:
+    """One [[entrants]] table, checked; the label is empty when the config gives none. ``untrusted``: a bot
+    that is not built in plays isolated, whatever its ``isolate`` says."""
     if not isinstance(item, dict):
         raise ConfigError(f"{at}must be a table with keys {', '.join(ENTRANT_KEYS)}, got {item!r}")
     check_keys(item, ENTRANT_KEYS, at)
@@ -272,6 +296,8 @@ def _entrant(item: Any, at: str) -> Entrant:
     isolate = item.get("isolate", command is not None)
     if not isinstance(isolate, bool) or (command is not None and not isolate):
         raise ConfigError(f"{at}isolate must be true or false (a command always runs isolated), got {isolate!r}")
+    if untrusted and isinstance(spec, str) and not provenance.is_builtin(spec):
+        isolate = True
     memory = item.get("memory_mb")
     if memory is not None and (isinstance(memory, bool) or not isinstance(memory, int) or memory < 16):
         raise ConfigError(f"{at}memory_mb must be a whole number of megabytes >= 16, got {memory!r}")

@@ -141,7 +141,7 @@ class BotProcess:
         reply = self._read_line(deadline)
         try:
             data = json.loads(reply)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested too deep to read (e.g. 200,000 brackets)
             raise BotProcessError(f"answered {reply[:200]!r}, not a JSON object") from None
         if not isinstance(data, dict) or data.get("id") != ident:
             raise BotProcessError(f"answered {reply[:200]!r}: not an object with \"id\": {ident}")

@@ -21,6 +21,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
+import math
 from dataclasses import dataclass, field
 from importlib import resources
 from itertools import product
@@ -45,6 +46,7 @@ SWEEP_KEYS = ("sweep", "variants", "baseline")  # top-level keys a sweep adds to
 VARIANT_KEYS = ("name", "rules", "table_size", "entrants", "deals")
 ENTRANT_CHANGES = ("params", "restrict", "treasures")  # what a variant may change of an entrant, by label
 AXES = (*RuleSet.fields(), "table_size")
+MAX_VARIANTS = 1_000  # a sweep is a results folder per variant: beyond this, search with `treasure-sim tune`
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,9 +114,10 @@ class Sweep:
                 out[v.name] = earlier
         return out
 
-    def fingerprint(self) -> str:
-        """A hash of every variant's experiment fingerprint (which leaves out ``deals``: more deals extend)."""
-        data = {"baseline": self.baseline, "variants": [[v.name, self.experiment(v).fingerprint()]
+    def fingerprint(self, *, code: bool = True) -> str:
+        """A hash of every variant's experiment fingerprint (which leaves out ``deals``: more deals extend; with
+        ``code=False``, the bots' code too, as earlier versions made it)."""
+        data = {"baseline": self.baseline, "variants": [[v.name, self.experiment(v).fingerprint(code=code)]
                                                         for v in self.variants]}
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
@@ -151,6 +154,9 @@ def parse_sweep(data: dict[str, Any], source: str = "<memory>", *, check_strateg
                           f"variants ([[variants]] with name = \"...\" and rules = {{ ... }}), or both")
     variants = (grid_variants(grid, where) if grid is not None else []) + \
         (listed_variants(listed, where) if listed is not None else [])
+    if len(variants) > MAX_VARIANTS:
+        raise ConfigError(f"{where}{len(variants):,} variants, more than the {MAX_VARIANTS:,} a sweep allows (a "
+                          f"results folder each); give fewer, or search them with `treasure-sim tune`")
     names = [v.name for v in variants]
     for name in dict.fromkeys(names):
         if names.count(name) > 1:
@@ -183,8 +189,9 @@ def _axis_word(value: Any) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
-def grid_variants(grid: Any, where: str) -> list[Variant]:
-    """Every combination of the [sweep] axes, named ``axis-value_axis-value``."""
+def grid_variants(grid: Any, where: str, limit: int = MAX_VARIANTS, what: str = "variants") -> list[Variant]:
+    """Every combination of the [sweep] axes, named ``axis-value_axis-value``; counted before any is built, and
+    refused in one line above ``limit`` (9 axes of 10 values would be 10**9 of them)."""
     if not isinstance(grid, dict) or not grid:
         raise ConfigError(f"{where}[sweep] is empty: give at least one axis such as jokers = [0, 1, 2]; "
                           f"axes: {', '.join(AXES)}")
@@ -197,6 +204,13 @@ def grid_variants(grid: Any, where: str) -> list[Variant]:
         if not isinstance(values, list) or not values:
             raise ConfigError(f"{where}[sweep].{key} must be a non-empty array of values such as "
                               f"{key} = [a, b]; got {values!r}")
+    size = math.prod(len(values) for values in grid.values())
+    if size > limit:
+        sizes = " x ".join(f"{len(values)} {key}" for key, values in grid.items())
+        raise ConfigError(f"{where}the grid has {size:,} combinations ({sizes}), more than the {limit:,} {what} "
+                          f"allowed; give fewer values or axes" + (", or search it with `treasure-sim tune`"
+                                                                   if what == "variants" else ""))
+    for key, values in grid.items():
         for v in values:
             if sum(type(v) is type(w) and v == w for w in values) > 1:
                 raise ConfigError(f"{where}[sweep].{key} lists {_toml_value(v)} more than once")

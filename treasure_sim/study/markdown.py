@@ -60,6 +60,11 @@ def number(x: float, fmt: str) -> str:
     return "—" if math.isnan(x) else f"{x:{fmt}}"
 
 
+def percent(x: float) -> str:
+    """A share as a percentage; "—" where it is not a number (a count over zero: never "inf%")."""
+    return f"{x:.1%}" if math.isfinite(x) else "—"
+
+
 def save_figure(fig: Any, path: Path, dpi: int = 110) -> str:
     """Save a figure beside report.md and return the name to link it by."""
     fig.savefig(path, dpi=dpi)

@@ -18,6 +18,7 @@ from .causal import is_balance_study
 from .designer import run_designer_report
 from .dynamics_report import Replayer, sample_section
 from .markdown import by_key, cell, entrants_text, md_table, number, record_cell, records, rules_text, save_figure
+from .markdown import percent as _percent
 from .precision import deals_needed
 from .stats import (
     DEFAULT_NET,
@@ -70,7 +71,7 @@ def headline(games: pd.DataFrame, fitted: Strengths | None = None, max_error_sha
     tied = {n for pair in ties for n in pair}
     rows = []
     for k, r in enumerate(records(s)):
-        errors = "0" if not r["errors"] else f"{r['errors']} ({r['error_share']:.1%}) ⚠"
+        errors = "0" if not r["errors"] else f"{r['errors']} ({_percent(r['error_share'])}) ⚠"
         rows.append([f"{k + 1}{'=' * (r['strategy'] in tied)}", r["strategy"] + _errors_mark(r["note"]),
                      cell(r["strength"], r["strength_low"], r["strength_high"], "+.2f"),
                      cell(r["ahead_next"], r["ahead_low"], r["ahead_high"], ".2f"),
