@@ -19,7 +19,7 @@ from treasure_sim.cli import main
 from treasure_sim.run.execute import check_workers, max_workers, run_experiment, run_sweep
 from treasure_sim.run.experiment import ConfigError, parse_toml
 from treasure_sim.run.store import ResultsError, read_games, read_manifest, verify
-from treasure_sim.run.sweep import MAX_VARIANTS, parse_sweep_toml
+from treasure_sim.run.sweep import MAX_VARIANTS, parse_sweep, parse_sweep_toml
 
 SMALL = """
 name = "careless"
@@ -60,7 +60,7 @@ def test_absurd_worker_counts_are_refused_before_any_worker_starts(tmp_path, cap
     assert limit >= 1 and why
     start = time.perf_counter()
     err = one_line_error(capsys, 2, ["run", str(config), "--workers", "100000", "--out", str(tmp_path / "o")])
-    assert time.perf_counter() - start < 5
+    assert time.perf_counter() - start < 30
     assert f"--workers 100000 is more than this machine can run: at most {limit} here" in err
     assert not (tmp_path / "o").exists()  # nothing written, nothing started
     with pytest.raises(ConfigError, match="at most"):
@@ -95,13 +95,13 @@ def test_a_grid_of_a_billion_candidates_is_refused_in_one_line_without_growing_m
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert time.perf_counter() - start < 5 and peak < 20 * 2**20
+    assert time.perf_counter() - start < 30 and peak < 20 * 2**20
     # one axis of a million values: refused before its duplicates are looked for (a quadratic check)
-    wide = SMALL.format(bot="rock") + f"[sweep]\nstarting_money = {list(range(100, 1_000_100))}\n"
+    wide = toml_table(SMALL.format(bot="rock")) | {"sweep": {"starting_money": list(range(100, 1_000_100))}}
     start = time.perf_counter()
     with pytest.raises(ConfigError, match="1,000,000 combinations"):
-        parse_sweep_toml(wide, check_strategies=False)
-    assert time.perf_counter() - start < 10
+        parse_sweep(wide, check_strategies=False)
+    assert time.perf_counter() - start < 10  # the duplicate check alone would take hours
     path = tmp_path / "grid.toml"  # at the command line: one line, exit 2
     path.write_text(GRID)
     assert "1,000,000,000 combinations" in one_line_error(capsys, 2, ["sweep", str(path), "--out", str(tmp_path)])
