@@ -165,6 +165,7 @@ def test_journal_damage_is_named_by_verify_and_every_reader_and_replayed_exactly
         lost = [parts[index]]
     check = verify(fresh)
     assert not check.ok and words in check.describe() and "not recorded in parts.jsonl" in check.describe()
+    assert ("lines were removed" in check.describe()) == (damage == "line removed")  # a garbled line is no removed one
     assert main(["verify", str(fresh)]) == 1
     assert "DAMAGED" in capsys.readouterr().out
     for read in (read_games, read_hands, lambda d: analysis.load(d)):

@@ -285,7 +285,7 @@ def _read_journal(folder: Path, recorded: int | None) -> tuple[tuple[Part, ...],
             damage.append(f"{PARTS_JOURNAL} line {number} is " + (_CUT if last else "garbled"))
             continue
         parts[part.first_deal] = part
-    if recorded is not None and len(parts) < recorded:
+    if recorded is not None and len(parts) + len(damage) < recorded:  # a garbled line is not a removed one
         damage.append(f"{PARTS_JOURNAL} records {len(parts)} parts where the manifest records {recorded} "
                       f"(journal lines were removed)")
     return tuple(sorted(parts.values(), key=lambda p: p.first_deal)), tuple(damage)
