@@ -204,10 +204,11 @@ def test_overwrite_keeps_the_users_own_files(tmp_path):
 
 # ----- trust is explicit -----------------------------------------------------------------------------------
 def test_untrusted_isolates_every_bot_that_is_not_built_in_and_the_summary_names_in_process_outsiders(
-        tmp_path, monkeypatch, capsys):
+        tmp_path, tmp_path_factory, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "mine.py").write_text(BOT.format(version=1))
-    text = SMALL.format(bot="mine.py:Mine")
+    bot = tmp_path_factory.mktemp("untrusted") / "mine.py"  # by its full path: the sandbox binds that file back
+    bot.write_text(BOT.format(version=1))
+    text = SMALL.format(bot=f"{bot}:Mine")
     exp = parse_toml(text)
     assert [e.isolate for e in exp.entrants] == [False, False]
     untrusted = parse_toml("untrusted = true\n" + text)
@@ -219,7 +220,7 @@ def test_untrusted_isolates_every_bot_that_is_not_built_in_and_the_summary_names
     config.write_text(text)
     assert main(["run", str(config), "--workers", "1", "--out", "in"]) == 0
     out = capsys.readouterr().out
-    assert "trusted code: Mine (mine.py:Mine) played in this process" in out and "--untrusted" in out
+    assert f"trusted code: Mine ({bot}:Mine) played in this process" in out and "--untrusted" in out
     assert main(["run", str(config), "--workers", "1", "--out", "iso", "--untrusted"]) == 0
     out = capsys.readouterr().out
     assert "trusted code" not in out
