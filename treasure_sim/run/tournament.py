@@ -245,6 +245,13 @@ def play_one(task: Task, game_id: int, deal: int, rotation: int, seats: tuple[in
     def who(seat: int | None) -> str:
         return "a bot" if seat is None else repr(task.entrants[seats[seat]].label)
 
+    def strategy_failure(err: StrategyError) -> BotFailure:
+        """A strict game's stop as one line naming the entrant and where in its code (its traceback kept)."""
+        seat = re.match(r"seat (\d+)", str(err))
+        where = bot_location(bots[int(seat[1])], str(err), err.__cause__) if seat else ""
+        return BotFailure(f"entrant {who(int(seat[1]) if seat else None)} in game {game_id} (deal {deal}): "
+                          f"{err}{where}", bot_traceback(err.__cause__))
+
     def suspect(seat: int | None) -> int | None:
         """The seat to blame for tampering seen after ``seat``'s turn: only an in-process bot that is not built in
         can tamper, so if ``seat`` is another, the last such bot asked (or the only one at the table)."""
@@ -269,9 +276,12 @@ def play_one(task: Task, game_id: int, deal: int, rotation: int, seats: tuple[in
                 log.warning("%s; it plays benched (the default answers)", why)
                 bots.append(_Unbuilt(f"could not be built: {type(err).__name__}: {err}"[:500]))
         holders = guard.wrap(game_id, bots) if guard is not None else None
-        game = Game(bots, task.rules, None, deal_seed=seeds.cards, bot_seeds=seeds.bots, draw_seeds=seeds.draws,
-                    quintets=False, strict=task.strict, decision_timeout=task.decision_timeout,
-                    ends_game=(), **entrant_setup(task, seats))  # workers ignore Ctrl-C: a bot raised it
+        try:  # a strict game stops at a bot's setup here
+            game = Game(bots, task.rules, None, deal_seed=seeds.cards, bot_seeds=seeds.bots, draw_seeds=seeds.draws,
+                        quintets=False, strict=task.strict, decision_timeout=task.decision_timeout,
+                        ends_game=(), **entrant_setup(task, seats))  # workers ignore Ctrl-C: a bot raised it
+        except StrategyError as err:
+            raise strategy_failure(err) from err
         if guard is not None and holders is not None:
             guard.attach(game, holders)
         try:
@@ -283,10 +293,7 @@ def play_one(task: Task, game_id: int, deal: int, rotation: int, seats: tuple[in
             log.warning("game %d voided: entrant %s: %s", game_id, who(blamed), err)
             return void_result(game, blamed, str(err))
         except StrategyError as err:
-            seat = re.match(r"seat (\d+)", str(err))
-            where = bot_location(bots[int(seat[1])], str(err), err.__cause__) if seat else ""
-            raise BotFailure(f"entrant {who(int(seat[1]) if seat else None)} in game {game_id} (deal {deal}): "
-                             f"{err}{where}", bot_traceback(err.__cause__)) from err
+            raise strategy_failure(err) from err
         except Exception as err:
             if guard is None:
                 raise  # only built-in and isolated bots: the engine's own failure, with its traceback
