@@ -220,7 +220,9 @@ def test_untrusted_isolates_every_bot_that_is_not_built_in_and_the_summary_names
     config.write_text(text)
     assert main(["run", str(config), "--workers", "1", "--out", "in"]) == 0
     out = capsys.readouterr().out
-    assert f"trusted code: Mine ({bot}:Mine) played in this process" in out and "--untrusted" in out
+    flat = " ".join(out.split())  # the note is wrapped to 100 columns
+    assert f"trusted code: Mine ({bot}:Mine) played in this process" in flat and "--untrusted" in flat
+    assert all(len(line) <= 100 for line in out.splitlines())
     assert main(["run", str(config), "--workers", "1", "--out", "iso", "--untrusted"]) == 0
     out = capsys.readouterr().out
     assert "trusted code" not in out

@@ -25,26 +25,28 @@ BOTS = '''
 import ctypes, gc, itertools, os, signal, sys, time
 from treasure_sim import Action, Strategy
 
-def _table():
+def _table(obs):
+    """The live game's table (a finished game's may still wait for the garbage collector)."""
     from treasure_sim.game.state import Table
-    return next(o for o in gc.get_objects() if type(o) is Table)
+    return next(o for o in gc.get_objects() if type(o) is Table and o.hand_no == obs.hand_no
+                and tuple(o.money) == obs.money and o.zone_tuples == obs.treasures)
 
 class ChipThief(Strategy):
     """Adds 1,000 chips to its own stack before each decision."""
     def act(self, obs):
-        _table().money[obs.seat] += 1000
+        _table(obs).money[obs.seat] += 1000
         return Action.call()
 
 class HugeStack(Strategy):
     """Leaves its stack at 2**40."""
     def act(self, obs):
-        _table().money[obs.seat] = 2 ** 40
+        _table(obs).money[obs.seat] = 2 ** 40
         return Action.call()
 
 class CardForger(Strategy):
     """Turns a card of the deck into a copy of an Ace."""
     def act(self, obs):
-        t = _table()
+        t = _table(obs)
         if t._deck:
             t._deck[0] = t._deck[-1]
         return Action.call()

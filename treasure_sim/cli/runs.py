@@ -190,11 +190,13 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def _trust(entrants: Any) -> None:
     """After a summary: name the entrants that played in-process from outside treasure-sim (trusted code)."""
+    import textwrap
+
     from ..run.provenance import trust_note
 
     note = trust_note(entrants)
     if note:
-        print(f"\n{note}")
+        print("\n" + textwrap.fill(note, 100, subsequent_indent="  "))  # the summary fits a 100-column terminal
 
 
 def summary(report: RunReport, name: str, deals: int, rotations: int, seats: int, entrants: int,

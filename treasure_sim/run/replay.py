@@ -143,7 +143,8 @@ def replay_games(folder: str | Path, game_ids: Iterable[int], *, decisions: bool
     manifest = read_manifest(folder)
     assert manifest is not None
     try:
-        exp = parse_experiment(manifest.config, str(folder / "manifest.json"), check_strategies=False)
+        config = {k: v for k, v in manifest.config.items() if k != "code"}  # the bots' code hashes: a record only
+        exp = parse_experiment(config, str(folder / "manifest.json"), check_strategies=False)
     except ConfigError as err:
         raise ResultsError(f"{folder}: the config in its manifest cannot be played again: {err}") from None
     wanted = sorted(set(game_ids))

@@ -82,12 +82,15 @@ def _under(path: str, roots: Sequence[str]) -> bool:
 
 
 def needed_paths(command: Sequence[str]) -> list[str]:
-    """What the bot must see: the Python prefixes and import path (the host of a Python bot), the command's
+    """What the bot must see: the Python prefixes and import path (the host of a Python bot), treasure-sim's own
+    packages (the bot host imports them; not the project folder around them, which may hold results), the command's
     existing paths (a script, a bot file: their folders, or the file alone in a folder others may not read), and
     the engine's working directory."""
     paths = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix,
                                            os.path.dirname(os.path.realpath(sys.executable)), os.getcwd())}
     paths.update(os.path.realpath(p) for p in sys.path if p and os.path.isdir(p))
+    root = Path(__file__).resolve().parents[2]  # an editable install finds these two packages here, not on sys.path
+    paths.update(str(root / package) for package in ("treasure_sim", "strategies") if (root / package).is_dir())
     for arg in command:
         for part in (arg, arg.split(":", 1)[0]):  # a strategy spec "path/file.py:Class"
             if part and os.path.exists(part):
