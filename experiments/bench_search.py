@@ -15,7 +15,7 @@ import argparse
 import time
 
 from treasure_sim import Game, RuleSet
-from treasure_sim.run.loader import load_strategy
+from treasure_sim.bots.loader import load_strategy
 
 FIELD = ("treasure_hunter", "equity", "rock")
 

@@ -20,7 +20,7 @@ import numpy as np
 
 import strategies._montecarlo as mc
 from treasure_sim import Game, RuleSet
-from treasure_sim.run.loader import available, load_strategy
+from treasure_sim.bots.loader import available, load_strategy
 
 MC_BOTS = ("equity", "treasure_hunter")
 

@@ -24,7 +24,7 @@ from itertools import combinations
 import numpy as np
 
 from treasure_sim import Game, RuleSet
-from treasure_sim.run.loader import strategy_factory
+from treasure_sim.bots.loader import strategy_factory
 
 DEFAULT_LINEUP = ("equity", "treasure_hunter", "random", "calling_station")
 

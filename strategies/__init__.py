@@ -1,1 +1,1 @@
-"""Built-in bots. Each module holds one strategy class; `treasure_sim.run.loader` finds them by name."""
+"""Built-in bots. Each module holds one strategy class; `treasure_sim.bots.loader` finds them by name."""

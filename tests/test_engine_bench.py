@@ -29,7 +29,7 @@ def test_bench_engine_compares_with_rlcard_when_installed(capsys):
 
 def test_the_mixed_policy_folds_raises_and_calls():
     from treasure_sim.benchmarks.engine import MixedBot
-    from treasure_sim.game.engine import play_game
+    from treasure_sim.bots.driver import play_game
     from treasure_sim.game.rules import RuleSet
 
     result = play_game([MixedBot() for _ in range(4)], RuleSet(max_hands=30), seed=2)

@@ -296,7 +296,7 @@ import pytest  # noqa: E402
 
 from strategies.random_bot import RandomBot  # noqa: E402
 from treasure_sim import StrategyError, play_game  # noqa: E402
-from treasure_sim.game.timeouts import DecisionTimeout, alarm_usable  # noqa: E402
+from treasure_sim.bots.timeouts import DecisionTimeout, alarm_usable  # noqa: E402
 
 needs_alarm = pytest.mark.skipif(not alarm_usable(), reason="SIGALRM on the main thread only")
 

@@ -13,9 +13,9 @@ import pytest
 
 from strategies.random_bot import RandomBot
 from treasure_sim import Action, Game, Mixed, RuleSet, Steal, Strategy, play_game
+from treasure_sim.bots.timeouts import DecisionTimeout
 from treasure_sim.cli.play import LeaveTable
 from treasure_sim.game import answers
-from treasure_sim.game.timeouts import DecisionTimeout
 
 RAN: list[str] = []
 

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from treasure_sim import Game, RuleSet, Strategy, play_game
-from treasure_sim.run import protocol
+from treasure_sim.bots import protocol
+from treasure_sim.bots.isolated import IsolatedBot, python_command, stop_all
+from treasure_sim.bots.loader import load_strategy
 from treasure_sim.run.execute import run_experiment
 from treasure_sim.run.experiment import ConfigError, parse_toml
-from treasure_sim.run.isolated import IsolatedBot, python_command, stop_all
-from treasure_sim.run.loader import load_strategy
 from treasure_sim.run.store import read_games
 
 LINE_BOT = Path(__file__).parents[1] / "docs" / "examples" / "line_bot.py"

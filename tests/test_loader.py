@@ -1,4 +1,4 @@
-"""treasure_sim.run.loader: specs by registry name, module path and file; every error names what would work."""
+"""treasure_sim.bots.loader: specs by registry name, module path and file; every error names what would work."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from strategies.equity import EquityBot
 from strategies.rock import Rock
 from strategies.treasure_hunter import TreasureHunter
 from treasure_sim import RuleSet, Strategy, play_game
-from treasure_sim.run.loader import StrategyFactory, available, load_strategy, parameters, resolve, strategy_factory
+from treasure_sim.bots.loader import StrategyFactory, available, load_strategy, parameters, resolve, strategy_factory
 
 BUILT_IN = ["calling_station", "equity", "maniac", "random", "rock", "treasure_hunter"]
 

@@ -15,8 +15,8 @@ from scipy import stats
 
 from strategies.random_bot import RandomBot
 from treasure_sim import Action, Game, Mixed, RuleSet, Strategy, play_game
+from treasure_sim.bots import protocol
 from treasure_sim.game.strategy import CHECK, FOLD, MAX_CHOICES
-from treasure_sim.run import protocol
 
 
 class Declares(Strategy):
@@ -257,7 +257,7 @@ def test_random_declares_an_equal_chance_for_every_legal_kind():
 
 
 def test_an_isolated_bot_answers_mixed_over_the_wire():
-    from treasure_sim.run.isolated import IsolatedBot, python_command
+    from treasure_sim.bots.isolated import IsolatedBot, python_command
 
     remote = IsolatedBot(python_command("random", {}))
     try:

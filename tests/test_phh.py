@@ -19,8 +19,8 @@ import pytest
 
 from strategies.random_bot import RandomBot
 from treasure_sim import Action, Game, HandRecord, RuleSet, play_game
+from treasure_sim.bots.loader import load_strategy
 from treasure_sim.game.phh import game_to_phhs, hand_fields
-from treasure_sim.run.loader import load_strategy
 
 pokerkit = pytest.importorskip("pokerkit")
 from pokerkit import HandHistory, notation  # noqa: E402

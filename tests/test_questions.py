@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from treasure_sim import Action, Mixed, Steal, Strategy
+from treasure_sim.bots import protocol
 from treasure_sim.game.questions import BY_METHOD, QUESTIONS
-from treasure_sim.run import protocol
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "protocol.md"
 

@@ -1,4 +1,4 @@
-"""Attacks on the sandbox of isolated bots (`treasure_sim.run.sandbox`, `isolated`): each one tried, each one fails.
+"""Attacks on the sandbox of isolated bots (`treasure_sim.bots.sandbox`, `isolated`): each one tried, each one fails.
 
 The sandbox needs Linux, root (CI and these sessions run as root) and util-linux's ``unshare`` and ``setpriv``;
 elsewhere the tests that need it are skipped and the ones about the protocol still run.
@@ -16,10 +16,10 @@ import time
 import pytest
 
 from treasure_sim import Game, RuleSet, load_strategy
-from treasure_sim.run import sandbox
+from treasure_sim.bots import sandbox
+from treasure_sim.bots.isolated import MAX_STDERR, IsolatedBot, python_command, stop_all
 from treasure_sim.run.execute import run_experiment
 from treasure_sim.run.experiment import parse_toml
-from treasure_sim.run.isolated import MAX_STDERR, IsolatedBot, python_command, stop_all
 from treasure_sim.run.store import read_games
 
 needs_sandbox = pytest.mark.skipif(sandbox.available() is not None, reason=f"no sandbox here: {sandbox.available()}")
@@ -298,7 +298,7 @@ def test_an_isolated_bot_is_killed_with_its_worker(bot_file):
     """The sandbox's outer process dies with its parent, and the bot with it (a killed worker leaves no bot)."""
     code = textwrap.dedent(f"""
         import time
-        from treasure_sim.run.isolated import IsolatedBot, python_command
+        from treasure_sim.bots.isolated import IsolatedBot, python_command
         from treasure_sim import RuleSet
         import numpy as np
         bot = IsolatedBot(python_command("{bot_file}:Forker", {{}}))

@@ -14,9 +14,9 @@ from strategies.random_bot import RandomBot
 from strategies.rock import Rock
 from strategies.treasure_hunter import TreasureHunter
 from treasure_sim import Action, Game, RuleSet, Strategy
+from treasure_sim.bots.loader import available, load_strategy
 from treasure_sim.game import evaluator
 from treasure_sim.game.cards import make_deck, parse_cards
-from treasure_sim.run.loader import available, load_strategy
 
 FAST = {"equity": {"rollouts": 16}, "treasure_hunter": {"rollouts": 16}, "search": {"iterations": 4}}
 BUILT_IN = ("calling_station", "equity", "maniac", "random", "rock", "treasure_hunter")

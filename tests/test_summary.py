@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 from treasure_sim import Action, Strategy, play_game
+from treasure_sim.bots.isolated import STDERR_CAP, stop_all
 from treasure_sim.cli import main
 from treasure_sim.run.execute import run_experiment
 from treasure_sim.run.experiment import parse_toml
-from treasure_sim.run.isolated import STDERR_CAP, stop_all
 from treasure_sim.run.store import read_games
 from treasure_sim.study import stats
 from treasure_sim.study.summary import render, run_summary

@@ -7,7 +7,7 @@ import json
 import pandas as pd
 import pytest
 
-from treasure_sim.game.engine import Game
+from treasure_sim.bots.driver import Game
 from treasure_sim.game.rules import RuleSet
 from treasure_sim.run.execute import run_sweep
 from treasure_sim.run.experiment import ConfigError, load_strategy

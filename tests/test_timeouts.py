@@ -12,8 +12,8 @@ from conftest import ScriptedBot
 
 from strategies.random_bot import RandomBot
 from treasure_sim import RuleSet, play_game
-from treasure_sim.game import timeouts
-from treasure_sim.game.timeouts import Alarm, AlarmScope, DecisionTimeout, alarm_usable
+from treasure_sim.bots import timeouts
+from treasure_sim.bots.timeouts import Alarm, AlarmScope, DecisionTimeout, alarm_usable
 
 needs_alarm = pytest.mark.skipif(not alarm_usable(), reason="SIGALRM on the main thread only")
 

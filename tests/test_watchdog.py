@@ -1,6 +1,6 @@
 """In-process bots that tamper with the engine, hang or kill their process: caught, named, and the run goes on.
 
-Integrity (`treasure_sim.game.integrity`): chips and cards conserved and the engine's code unchanged after every
+Integrity (`treasure_sim.bots.integrity`): chips and cards conserved and the engine's code unchanged after every
 hand, else the game is voided naming the entrant (a strict run stops). The watchdog (`treasure_sim.run.watchdog`):
 a task with an in-process bot that is not built in runs in a game process the worker watches; a bot stuck past the
 limit (its alarm switched off, a C call that never returns) or whose process died (``os._exit``, a segfault, its
@@ -15,7 +15,7 @@ import time
 import pytest
 
 from treasure_sim import Game, RuleSet, load_strategy
-from treasure_sim.game.integrity import Tampering, engine_tampered
+from treasure_sim.bots.integrity import Tampering, engine_tampered
 from treasure_sim.run.execute import run_experiment
 from treasure_sim.run.experiment import parse_toml
 from treasure_sim.run.store import read_games
@@ -171,7 +171,7 @@ def test_a_strict_run_stops_at_tampering_in_one_line(bot_file, tmp_path):
 
 
 def test_tampering_is_caught_in_a_bare_game_too(bot_file):
-    from treasure_sim.run.loader import load_strategy as load
+    from treasure_sim.bots.loader import load_strategy as load
 
     with pytest.raises(Tampering, match=r"seat 0 \(ChipThief\): hand 1: integrity: its stack is [\d,]+ chips where the "
                                         r"hand left it"):

@@ -1,11 +1,11 @@
 """treasure-sim: a fast, rule-exact bot-tournament simulator for Treasure Poker."""
 
-from .game.engine import Game, StrategyError, play_game
+from .bots.driver import Game, StrategyError, play_game
+from .bots.loader import load_strategy
 from .game.gamestate import Decision, GameState, IllegalAnswer
 from .game.history import ActionEvent, GameResult, HandRecord, MixedDecision, PotResult, ShownHand, StealEvent
 from .game.rules import RuleSet
 from .game.strategy import Action, Mixed, Observation, Steal, Strategy
-from .run.loader import load_strategy
 
 __version__ = "0.1.0"
 

@@ -22,12 +22,12 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from .game.engine import Game
+from .bots.driver import Game
+from .bots.loader import load_strategy
 from .game.history import GameResult
 from .game.questions import QUESTIONS, Decision
 from .game.rules import RuleSet
 from .game.strategy import CALL, RAISE, Action, Observation, Steal, Strategy
-from .run.loader import load_strategy
 
 FOLD_ACTION, CALL_ACTION, MIN_RAISE, HALF_POT, POT, TWO_POTS, ALL_IN, YES, NO = range(9)
 CARD_BASE = 9  # action CARD_BASE + c names card c (0..51, rank * 4 + suit)

@@ -16,7 +16,7 @@ Run: ``treasure-sim bench engine [--hands 20000] [--players 4] [--seed 0] [--rep
   stricter comparison. A last line says how many times faster ``mixed`` is than each.
 
 An ``integrity`` line plays the mixed policy with and without the engine's checks after every hand
-(``treasure_sim/game/integrity.py``), runs alternated, and says what share of the time they take.
+(``treasure_sim/bots/integrity.py``), runs alternated, and says what share of the time they take.
 
 Games go through ``play_game`` with its defaults (so shown quintets are named only on demand;
 ``--quintets`` names each at once). Rates are per CPU-second of this process, the best of
@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from strategies.random_bot import RandomBot
-from treasure_sim.game.engine import play_game
+from treasure_sim.bots.driver import play_game
 from treasure_sim.game.gamestate import Decision, GameState
 from treasure_sim.game.rules import RuleSet
 from treasure_sim.game.strategy import CHECK, RAISE, Action, Observation, Strategy
@@ -220,8 +220,8 @@ def rlcard_installed() -> bool:
 
 def integrity_cost(hands: int, players: int, seed: int, repeat: int) -> tuple[float, float]:
     """Hands per CPU-second of the mixed policy without and with the integrity checks after every hand
-    (`treasure_sim.game.integrity`), runs alternated, the best of ``repeat`` each."""
-    from treasure_sim.game import engine
+    (`treasure_sim.bots.integrity`), runs alternated, the best of ``repeat`` each."""
+    from treasure_sim.bots import driver as engine
 
     checked = engine.check_hand
     best = {False: 0.0, True: 0.0}

@@ -15,8 +15,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from treasure_sim import RuleSet, Strategy, play_game
-from treasure_sim.run.isolated import IsolatedBot, python_command, stop_all
-from treasure_sim.run.loader import load_strategy
+from treasure_sim.bots.isolated import IsolatedBot, python_command, stop_all
+from treasure_sim.bots.loader import load_strategy
 
 LINE_BOT = Path(__file__).parents[2] / "docs" / "examples" / "line_bot.py"
 

@@ -21,16 +21,16 @@ import tomllib
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TextIO
 
+from ..bots.driver import Game
+from ..bots.isolated import IsolatedBot, python_command, split_command
+from ..bots.loader import load_strategy
 from ..game.cards import SPADES, SUIT, format_card, parse_card
-from ..game.engine import Game
 from ..game.gamestate import GameState
 from ..game.history import HandRecord
 from ..game.questions import QUESTIONS, Decision, IllegalAnswer, strategy_args
 from ..game.rules import RuleSet
 from ..game.strategy import CALL, CHECK, RAISE, Action, Observation, Steal, Strategy
 from ..run.experiment import ConfigError, load_experiment
-from ..run.isolated import IsolatedBot, python_command, split_command
-from ..run.loader import load_strategy
 from .options import UsageError, seed
 from .table_view import describe_card, render, standings
 

@@ -2,13 +2,14 @@
 
 Why passive: a caller that holds the state can copy it (`clone`), redraw what one seat cannot see
 (`sample_hidden`) and try an answer, which is what a search player needs; an environment or a terminal player
-steps it without threads. `engine.Game` is a small driver loop over it that asks bots through their seats.
+steps it without threads. `treasure_sim.bots.driver.Game` is a small driver loop over it that asks bots
+through their seats.
 
 Chance is inside the state, from keyed streams of its own: the shuffles, Hearts draws (off the deck) and the
 draws from a bot's declared `Mixed` chances (one stream per seat). Nothing that the caller answers is trusted:
 `apply` checks it against the state's own options and raises `IllegalAnswer` naming what is wrong.
 
-The steps are the card's 17 (``engine.py`` documents them); a hand runs through the phases
+The steps are the card's 17 (each method below names the steps it plays); a hand runs through the phases
 ``vote`` (before a hand: go on?), ``ready`` (votes done, nothing dealt), ``bet``, ``spades``, ``hearts``,
 ``joker_treasure``, ``make_room``, ``steal``, ``hand_over`` (its record is in `record`) and, at the end, ``over``.
 Only the decision phases wait for an answer; the others pass by themselves.

@@ -24,7 +24,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from .processes import exit_with_parent
+from ..bots.processes import exit_with_parent
 from .tournament import Task, TaskResult, run_task
 
 log = logging.getLogger("treasure_sim")

@@ -13,11 +13,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ..bots import loader
+from ..bots.isolated import BotProcessError, handshake, python_command, split_command
 from ..game.cards import format_card, is_joker, parse_card
 from ..game.rules import RuleSet
 from ..game.strategy import POWERS, Strategy
-from . import loader, provenance
-from .isolated import BotProcessError, handshake, python_command, split_command
+from . import provenance
 from .schedule import deals_to_seat_everyone
 
 DEFAULT_CONFIG = "default.toml"  # in treasure_sim/run/data, packaged with the wheel
@@ -138,7 +139,7 @@ class Experiment:
         return parse_experiment(data, self.source, check_strategies=False)
 
 
-# ----- loading strategies (treasure_sim.run.loader owns the registry; this only asks it) ----------------------
+# ----- loading strategies (treasure_sim.bots.loader owns the registry; this only asks it) ----------------------
 def load_strategy(spec: str, **params: Any) -> Strategy:
     """Build one bot from a spec (registry name, ``pkg.mod:Class`` or ``path/file.py:Class``)."""
     return loader.load_strategy(spec, **params)

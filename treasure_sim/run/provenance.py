@@ -34,7 +34,7 @@ def _builtin_module(spec: str) -> str | None:
     if not sep:
         if not spec.isidentifier():
             return None
-        from .loader import registry
+        from ..bots.loader import registry
 
         cls = registry().get(spec)
         return cls.__module__ if cls is not None else None

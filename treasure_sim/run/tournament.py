@@ -21,16 +21,16 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from ..game.engine import Game, StrategyError
+from ..bots.driver import Game, StrategyError
+from ..bots.integrity import Tampering, engine_tampered
+from ..bots.isolated import IsolatedBot
 from ..game.history import GameResult
-from ..game.integrity import Tampering, engine_tampered
 from ..game.phh import game_to_phhs
 from ..game.rules import RuleSet
 from ..game.seeding import derive, hardened_root_key
 from ..game.strategy import Strategy
 from . import watchdog
 from .experiment import Entrant, Experiment, load_strategy
-from .isolated import IsolatedBot
 from .rows import game_rows, hand_rows, mixed_rows, new_columns, seat_rows, to_tables
 from .schedule import round_robin, seating
 from .watchdog import Guard

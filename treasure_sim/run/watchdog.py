@@ -40,11 +40,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..bots.processes import exit_with_parent
 from ..game.strategy import Strategy
-from .processes import exit_with_parent
 
 if TYPE_CHECKING:
-    from ..game.engine import Game
+    from ..bots.driver import Game
     from .tournament import Task, TaskResult
 
 log = logging.getLogger("treasure_sim")
@@ -72,7 +72,7 @@ class Stuck(RuntimeError):
 
 def is_builtin(spec: str) -> bool:
     """Whether ``spec`` names a built-in bot (the ``strategies`` package's registry)."""
-    from .loader import registry
+    from ..bots.loader import registry
 
     return spec in registry()
 
@@ -281,7 +281,7 @@ def _game_process(task: Task, play: Callable[[Task, Guard], TaskResult], guard: 
         exit_with_parent(keeper)
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         faulthandler.disable()  # a bot's crash is reported by the worker, in one line
-        from . import isolated
+        from ..bots import isolated
 
         isolated._IDLE.clear()  # the worker's bot processes are the worker's: this process starts its own
         records: list[tuple[int, str]] = []

@@ -1,6 +1,6 @@
 """Run a Python `Strategy` in its own process, speaking the line protocol on stdin/stdout.
 
-``python -m treasure_sim.run.bot_host SPEC [PARAMS_JSON]``: SPEC is what an experiment's ``strategy``
+``python -m treasure_sim.bots.bot_host SPEC [PARAMS_JSON]``: SPEC is what an experiment's ``strategy``
 takes (a registry name, ``pkg.mod:Class``, ``path/file.py:Class``). Each ``setup`` builds a fresh
 instance, so one process serves game after game. An exception in the bot is answered as an error
 (the engine records it and plays the default answer); the process goes on.
@@ -93,7 +93,7 @@ def own_channel() -> tuple[Any, Any]:
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if not 1 <= len(args) <= 2:
-        print("usage: python -m treasure_sim.run.bot_host SPEC [PARAMS_JSON]", file=sys.stderr)
+        print("usage: python -m treasure_sim.bots.bot_host SPEC [PARAMS_JSON]", file=sys.stderr)
         return 2
     try:
         params = json.loads(args[1]) if len(args) > 1 else {}

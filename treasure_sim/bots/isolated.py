@@ -2,7 +2,7 @@
 
 An `IsolatedBot` is a `Strategy` whose every decision is a JSON line to a child process and one JSON
 line back (`protocol`, ``docs/protocol.md``). The child may be any program (``command``), or a Python
-`Strategy` run by ``python -m treasure_sim.run.bot_host SPEC``. Limits, per child:
+`Strategy` run by ``python -m treasure_sim.bots.bot_host SPEC``. Limits, per child:
 
 - the sandbox (`sandbox`, where the platform allows it: Linux, the engine as root): a user of its own, its own
   session and PID, mount, network and IPC namespaces, rlimits, a private scratch tmpfs wiped before each game,
@@ -47,9 +47,9 @@ from ..game.history import HandRecord
 from ..game.questions import BY_METHOD
 from ..game.rules import RuleSet
 from ..game.strategy import Action, Observation, Steal, Strategy
-from ..game.timeouts import DecisionTimeout
 from . import protocol, sandbox
 from .processes import exit_with_parent
+from .timeouts import DecisionTimeout
 
 STARTUP_TIMEOUT = 30.0  # seconds for a child to start and answer its first message
 MAX_LINE = 1 << 20  # a reply longer than this is an error (a bot must not flood the engine's memory)
@@ -68,7 +68,7 @@ class BotReportedError(RuntimeError):
 
 def python_command(spec: str, params: dict[str, Any]) -> tuple[str, ...]:
     """The command that runs the Python strategy ``spec`` (with ``params``) in its own process."""
-    return (sys.executable, "-m", "treasure_sim.run.bot_host", spec, json.dumps(params, sort_keys=True))
+    return (sys.executable, "-m", "treasure_sim.bots.bot_host", spec, json.dumps(params, sort_keys=True))
 
 
 def split_command(command: str | Sequence[str]) -> tuple[str, ...]:

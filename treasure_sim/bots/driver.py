@@ -1,9 +1,10 @@
 """The engine: a game of Treasure Poker between bots, driven over the steppable `GameState`.
 
-The rules live in the state (``gamestate.py``: the 17 steps of a hand as the card names them, betting, the
-showdown, the Treasure steps); the deck, the zones and the chips change only through `Table` and `Hand`
-(``state.py``). `Game` is the loop that asks each question of the seat it is for: every question to a bot goes
-through its `Seat` (``seats.py``), which returns answers already checked against the state's options.
+The rules live in the state (``treasure_sim.game.gamestate``: the 17 steps of a hand as the card names
+them, betting, the showdown, the Treasure steps); the deck, the zones and the chips change only through
+`Table` and `Hand` (``treasure_sim.game.state``). `Game` is the loop that asks each question of the seat
+it is for: every question to a bot goes through its `Seat` (``seats.py``), which returns answers already
+checked against the state's options.
 """
 
 from __future__ import annotations
@@ -13,17 +14,17 @@ from typing import Any
 
 import numpy as np
 
-from .betting import BetLimits
-from .gamestate import Decision, GameState, mix_seeds
-from .history import GameResult, HandRecord
+from ..game.betting import BetLimits
+from ..game.gamestate import Decision, GameState, mix_seeds
+from ..game.history import GameResult, HandRecord
+from ..game.powers import Restrict
+from ..game.questions import QUESTIONS
+from ..game.rules import RuleSet
+from ..game.seeding import as_seed_sequence, derive, root_key
+from ..game.state import names, observe
+from ..game.strategy import Observation, Strategy
 from .integrity import check_hand, watch
-from .powers import Restrict
-from .questions import QUESTIONS
-from .rules import RuleSet
 from .seats import Seat, StrategyError
-from .seeding import as_seed_sequence, derive, root_key
-from .state import names, observe
-from .strategy import Observation, Strategy
 from .timeouts import AlarmScope
 
 __all__ = ["Game", "StrategyError", "play_game"]

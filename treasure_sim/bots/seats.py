@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .answers import (
+from ..game.answers import (
     CHANCE_TOLERANCE,
     BadAnswer,
     describe_exception,
@@ -38,8 +38,8 @@ from .answers import (
     safe_repr,
     type_name,
 )
-from .betting import BetLimits, action_problem
-from .strategy import (
+from ..game.betting import BetLimits, action_problem
+from ..game.strategy import (
     ACTION_KINDS,
     CALL,
     CHECK,
@@ -55,9 +55,9 @@ from .strategy import (
 from .timeouts import Alarm, DecisionTimeout, alarm_usable, ring_overdue
 
 if TYPE_CHECKING:
-    from .history import HandRecord
-    from .rules import RuleSet
-    from .state import Table
+    from ..game.history import HandRecord
+    from ..game.rules import RuleSet
+    from ..game.state import Table
 
 SKIPPABLE = ("keep_playing", "move_spades", "draw_heart", "make_room", "steal", "on_hand_end")
 """Methods whose base-class answer is fixed (go on, keep, draw, let the Treasure go, no steal, nothing): not asked

@@ -31,15 +31,18 @@ from typing import TYPE_CHECKING, Any
 from .seats import StrategyError
 
 if TYPE_CHECKING:
-    from .engine import Game
-    from .history import HandRecord
-    from .state import Hand
+    from ..game.history import HandRecord
+    from ..game.state import Hand
+    from .driver import Game
 
 __all__ = ["Tampering", "check_hand", "engine_tampered"]
 
-WATCHED = ("engine", "gamestate", "questions", "treasure_steps", "evaluator", "_eval_tables", "betting", "powers",
-           "state", "seats", "answers", "history", "cards", "strategy", "timeouts", "integrity")
-"""The modules of ``treasure_sim.game`` whose globals (and the methods of the classes they define) are watched."""
+WATCHED = {"game": ("gamestate", "questions", "treasure_steps", "evaluator", "_eval_tables", "betting", "powers",
+                    "state", "answers", "history", "cards", "strategy"),
+           "bots": ("driver", "seats", "timeouts", "integrity")}
+"""The modules of ``treasure_sim.game`` and ``treasure_sim.bots`` whose globals (and the methods of the classes they
+define) are watched: the rules and the code that asks bots."""
+_ROOT = __package__.rpartition(".")[0]  # treasure_sim
 MAX_SCORE = 1 << 24  # every evaluator score is below (category << 20, ten categories)
 
 
@@ -108,8 +111,8 @@ class _Snapshot:
 
     def __init__(self) -> None:
         entries: list[tuple[str, Any, str, Any]] = []
-        for name in WATCHED:
-            module = sys.modules.get(f"{__package__}.{name}")
+        for name, layer in ((name, layer) for layer, names in WATCHED.items() for name in names):
+            module = sys.modules.get(f"{_ROOT}.{layer}.{name}")
             if not isinstance(module, ModuleType):
                 continue
             self._watch(name, vars(module), entries)
@@ -118,7 +121,7 @@ class _Snapshot:
                     self._watch(f"{name}.{value.__name__}", value.__dict__, entries)
         size = -(-len(entries) // SLICES)  # contiguous: each slice reads few namespaces
         self.slices = tuple(_Slice(entries[i * size:(i + 1) * size]) for i in range(SLICES))
-        evaluator = sys.modules[f"{__package__}.evaluator"]
+        evaluator = sys.modules[f"{_ROOT}.game.evaluator"]
         self.evaluator = vars(evaluator)
         self.score_rows: Any = evaluator.score_rows  # the showdown's scoring: checked after every hand
         self.score_code = evaluator.score_rows.__code__
@@ -159,7 +162,7 @@ _SNAPSHOT: list[_Snapshot] = []
 
 
 def watch() -> None:
-    """Take the snapshot of the engine as loaded (called once, when ``engine.py`` has been imported: before any bot
+    """Take the snapshot of the engine as loaded (called once, when ``driver.py`` has been imported: before any bot
     code can run)."""
     if not _SNAPSHOT:
         _SNAPSHOT.append(_Snapshot())
