@@ -382,13 +382,114 @@ def test_a_significantly_negative_power_is_labelled_by_whether_the_bot_could_dec
          "high": 12.0, "flag": ""}])
     reading = "\n".join(designer.power_reading(values))
     assert "spades: −5.4" not in reading and "spades: -5.4 [-10.0, -0.7]" in reading
-    assert "the bot's misplay, not a cost of the power" in reading.split("spades")[1].split("\n")[0]
+    assert "the studied bot's misplay (`hunter` as it plays), not a cost of the power" in \
+        reading.split("spades")[1].split("\n")[0]
     assert "cannot be declined" in reading.split("clubs")[1].split("\n")[0]
     assert "worth +94.0 [+80.0, +108.0] net (chips) to this bot in this field" in reading
     assert "hearts" not in reading  # not significant: no claim either way
     labels = [designer._power_label(r["entrant"], r["what"], r["value"], r["flag"]) for r in values.to_dict("records")]
     assert labels == ["hunter: spades (misplayed)", "hunter: clubs (costs it)", "hunter: new_treasure",
                       "hunter: hearts"]
+
+
+REFERENCE_CONFIG = {"table_size": 4, "rules": {}, "entrants": [
+    {"label": "search", "strategy": "search", "params": {"iterations": 50}},
+    {"label": "deep", "strategy": "search", "params": {}}, {"label": "equity", "strategy": "equity", "params": {}},
+    {"label": "calling_station", "strategy": "calling_station", "params": {}}]}
+
+
+def test_values_are_named_as_the_reference_players_at_the_budget_its_params_give():
+    from treasure_sim.cli.options import strategy_defaults
+    from treasure_sim.study import designer
+
+    assert designer.whose(REFERENCE_CONFIG, "search") == "the reference player at budget 50"
+    assert designer.whose(REFERENCE_CONFIG, "equity") == "`equity`"  # any other bot: its label
+    # no budget in its params: the constructor's default, read through the loader (never a number written here)
+    default = strategy_defaults("search")["iterations"]
+    assert designer.whose(REFERENCE_CONFIG, "deep", strategy_defaults) == f"the reference player at budget {default}"
+    assert designer.whose(REFERENCE_CONFIG, "deep", lambda spec: {"iterations": 7}) == \
+        "the reference player at budget 7"
+    assert designer.whose(REFERENCE_CONFIG, "deep") == "the reference player (`deep`) at its default budget"
+    assert designer.field_text(REFERENCE_CONFIG, "search") == (
+        "against `deep`, `equity`, `calling_station`, 4 seats, rules: the defaults (the card's rules)")
+
+
+def test_the_reference_players_power_values_say_whose_they_are_and_label_its_misplays():
+    from treasure_sim.study import designer
+
+    who = {"search": designer.whose(REFERENCE_CONFIG, "search")}
+    values = pd.DataFrame([
+        {"arm": "a", "entrant": "search", "what": "spades", "metric": "net", "value": -6.0, "low": -9.0,
+         "high": -3.0, "flag": "▼"},
+        {"arm": "b", "entrant": "search", "what": "new_treasure", "metric": "net", "value": 90.0, "low": 80.0,
+         "high": 100.0, "flag": "▲"},
+        {"arm": "c", "entrant": "search", "what": "hearts", "metric": "net", "value": -4.0, "low": -7.9,
+         "high": -0.1, "flag": ""},  # below 0 over its interval, not after the adjustment
+        {"arm": "d", "entrant": "search", "what": "clubs", "metric": "net", "value": -4.0, "low": -7.9,
+         "high": -0.1, "flag": ""},  # the same, for a power it cannot decline: no claim
+        {"arm": "e", "entrant": "search", "what": "diamonds", "metric": "net", "value": -1.0, "low": -5.0,
+         "high": 3.0, "flag": ""}])
+    lines = designer.power_reading(values, who)
+    spades, treasure, hearts = lines
+    assert "worth +90.0 [+80.0, +100.0] net (chips) to the reference player at budget 50 in this field" in treasure
+    assert spades.startswith("- `search`, spades: -6.0 [-9.0, -3.0]")
+    assert "the studied bot's misplay (`search`, the reference player at budget 50, as it plays)" in spades
+    assert "possible misplay" in hearts and "hearts" in hearts
+    labels = [designer._power_label(r["entrant"], r["what"], r["value"], r["flag"], r["high"])
+              for r in values.to_dict("records")]
+    assert labels == ["search: spades (misplayed)", "search: new_treasure", "search: hearts (misplayed?)",
+                      "search: clubs", "search: diamonds"]
+    fig = designer.plot_power_values(values.assign(metric="net").pipe(
+        lambda v: pd.concat([v, v.assign(metric="strength")], ignore_index=True)), who)
+    fig.canvas.draw()
+    legend = fig.legends[0]
+    assert legend.get_title().get_text().startswith(
+        "What each power is worth to the reference player at budget 50 in this field")
+    assert "search (the reference player at budget 50)" in [t.get_text() for t in legend.get_texts()]
+    ticks = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert "search: spades (misplayed)" in ticks and "search: hearts (misplayed?)" in ticks
+
+
+def test_the_designers_page_of_a_reference_study_names_the_reference_player_and_its_budget(tmp_path, capsys):
+    """The search player studied at its default budget (no params): the page reads the budget through the loader."""
+    from treasure_sim.cli.options import strategy_defaults
+
+    path = tmp_path / "reference.toml"
+    path.write_text("""
+name = "ref"
+seed = 2
+deals = 3
+table_size = 4
+rotate = "cycle"
+rules = { max_hands = 8 }
+[[entrants]]
+strategy = "search"
+[[entrants]]
+strategy = "rock"
+[[entrants]]
+strategy = "calling_station"
+[[entrants]]
+strategy = "maniac"
+[balance.powers]
+entrants = ["search"]
+powers = ["spades"]
+[balance.endowments]
+entrant = "search"
+cards = ["Ac"]
+""")
+    out = tmp_path / "out"
+    assert main(["balance", str(path), "--out", str(out), "--workers", "1"]) == 0
+    printed = capsys.readouterr().out
+    page = (out / "report" / "designer.md").read_text()
+    budget = f"the reference player at budget {strategy_defaults('search')['iterations']}"
+    assert (f"**Whose values these are:** `search`: values to {budget} in this field (against `rock`, "
+            "`calling_station`, `maniac`, 4 seats, rules: max_hands = 8)") in page
+    section3 = page.split("## 3.")[1].split("## 4.")[0]
+    assert f"- `search`: values to {budget} in this field" in section3
+    section4 = page.split("## 4.")[1].split("## 5.")[0]
+    assert f"to {budget} in this field" in section4
+    assert f"Powers, worth most (values to the studied bot in this field): to {budget} (`search`) " in printed
+    assert f"Starting Treasures for {budget} (`search`), per suit" in printed
 
 
 def test_the_strength_ceiling_is_flagged_and_net_still_counts_the_rungs():

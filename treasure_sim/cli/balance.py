@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import functools
 
-from .options import add_execution_options, count, execute, positive
+from .options import add_execution_options, count, execute, positive, strategy_defaults
 
 
 def add_balance(sub: argparse._SubParsersAction) -> None:
@@ -47,7 +47,7 @@ def cmd_balance(args: argparse.Namespace) -> int:
     from ..study.report import run_report
 
     try:
-        path = run_report(report.out, replayer=Replays())
+        path = run_report(report.out, replayer=Replays(), defaults=strategy_defaults)
     except (FileNotFoundError, ValueError) as err:
         raise ResultsError(str(err)) from None
     verdict = path.parent / "verdict.txt"  # designer.VERDICT: the page's verdict, one line per question

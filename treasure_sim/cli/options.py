@@ -133,3 +133,11 @@ def execute(args: argparse.Namespace, name: str, start: Callable[..., Any]) -> A
 
 def count(n: int, word: str) -> str:
     return f"{n} {word}{'s' * (n != 1)}"
+
+
+def strategy_defaults(spec: str) -> dict[str, Any]:
+    """A strategy's constructor defaults (`bots.loader.parameters`), for the designer's page to name the reference
+    player's budget when a config leaves it at its default; raises ValueError for a spec that cannot be loaded."""
+    from ..bots import loader
+
+    return loader.parameters(loader.resolve(spec))

@@ -8,7 +8,7 @@ import pkgutil
 from pathlib import Path
 
 from ..run.store import ResultsError
-from .options import UsageError, add_error_share_option, add_net_option
+from .options import UsageError, add_error_share_option, add_net_option, strategy_defaults
 
 
 # ----- report ----------------------------------------------------------------------------------------------
@@ -44,7 +44,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         return 0
     try:
         path = run_report(args.dir, args.out, multiplicity=args.multiplicity, net=args.net,
-                          max_error_share=args.max_error_share, replayer=Replays())
+                          max_error_share=args.max_error_share, replayer=Replays(), defaults=strategy_defaults)
     except (FileNotFoundError, ValueError) as err:
         raise ResultsError(str(err)) from None
     print(f"report written to {path} (figures beside it in {path.parent})")

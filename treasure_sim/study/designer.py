@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import json
 import textwrap
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 
@@ -47,23 +49,60 @@ UNITS = {"net": ("chips", "+.1f"), "strength": ("share of opponents beaten", "+.
 
 
 # ----- figures ---------------------------------------------------------------------------------------------
-DECLINABLE = ("spades", "hearts", "diamonds")  # a bot offered these may always say no (rulings §3, §8)
+DECLINABLE = ("spades", "hearts", "diamonds")  # a bot offered these may always say no (rulings §6)
 SIGNIFICANT_EDGE = "black"
 
+# The reference player (docs/reference-player.md): its strategy name and the parameter that sets its budget. A value
+# measured with it as the studied entrant is a value "to the reference player at budget N in this field".
+REFERENCE_PLAYERS = {"search": "iterations"}
+Defaults = Callable[[str], Mapping[str, Any]]  # a strategy spec -> its constructor's defaults (bots.loader.parameters)
 
-def _power_label(entrant: str, what: str, value: float, flag: str) -> str:
+
+def whose(config: Mapping[str, Any], label: str, defaults: Defaults | None = None) -> str:
+    """Whose values a studied entrant's are: "the reference player at budget N" for the reference player (N read
+    from the entrant's params, else from its constructor's default through ``defaults``), else "`label`"."""
+    entrant = next((e for e in config.get("entrants", []) if e.get("label") == label), None)
+    if entrant is None or entrant.get("strategy") not in REFERENCE_PLAYERS:
+        return f"`{label}`"
+    param = REFERENCE_PLAYERS[entrant["strategy"]]
+    budget = (entrant.get("params") or {}).get(param)
+    if budget is None and defaults is not None:
+        try:
+            budget = defaults(entrant["strategy"]).get(param)
+        except (ValueError, ImportError):  # the strategy cannot be loaded here: say so rather than guess
+            budget = None
+    if not isinstance(budget, int | float) or isinstance(budget, bool):
+        return f"the reference player (`{label}`) at its default budget"
+    return f"the reference player at budget {budget:g}"
+
+
+def field_text(config: Mapping[str, Any], label: str) -> str:
+    """"this field": the other entrants the studied one meets, and the rules."""
+    others = [f"`{e['label']}`" for e in config.get("entrants", []) if e.get("label") != label]
+    return (f"against {', '.join(others) if others else 'no other entrant'}, "
+            f"{config.get('table_size', '?')} seats, rules: {rules_text(config.get('rules', {}))}")
+
+
+def _power_label(entrant: str, what: str, value: float, flag: str, high: float = np.nan) -> str:
+    """The figure's row label: the entrant and the power, and what a negative value is. Significantly negative
+    (▼, after the adjustment) for a power it could decline: its misplay; below 0 over its whole interval but not
+    after the adjustment: a possible misplay (``misplayed?``); for a power it cannot decline: a cost to it."""
     label = f"{entrant}: {what}"
     if flag == "▼":
         label += " (misplayed)" if what in DECLINABLE else " (costs it)"
+    elif what in DECLINABLE and not flag and high < 0:
+        label += " (misplayed?)"
     return label
 
 
-def plot_power_values(values: pd.DataFrame) -> Figure:
+def plot_power_values(values: pd.DataFrame, who: Mapping[str, str] | None = None) -> Figure:
     """Per metric, each (entrant, power) value with its interval; ★ where the adjusted test rejects.
 
-    A value is what the power is worth *to that bot, played its way, in this field*. Rows whose value is
+    A value is what the power is worth *to that bot, played its way, in this field*; ``who`` names each studied
+    entrant for the legend and the title (`whose`: "the reference player at budget N"). Rows whose value is
     significantly negative say why: a power the bot could have declined (Spades, Hearts, Diamonds) is misplayed.
     """
+    who = {e: who.get(e, f"`{e}`") for e in values["entrant"].unique()} if who else {}
     n = int(values["arm"].nunique())
     fig = Figure(figsize=(11, max(3.4, 1.9 + 0.42 * n)), layout="constrained")
     axes = fig.subplots(1, 2, sharey=True)
@@ -74,7 +113,8 @@ def plot_power_values(values: pd.DataFrame) -> Figure:
             mine = (v["entrant"] == entrant).to_numpy()
             r = v[mine]
             ax.errorbar(r["value"], y[mine], xerr=[r["value"] - r["low"], r["high"] - r["value"]], fmt="o",
-                        color=OKABE_ITO[k % len(OKABE_ITO)], capsize=3, label=entrant)
+                        color=OKABE_ITO[k % len(OKABE_ITO)], capsize=3,
+                        label=_legend(entrant, who))
         flagged = v["flag"].astype(bool).to_numpy()
         if flagged.any():  # the star sits just right of the interval, inside the axes (it moves the limits)
             span = float(np.nanmax(v["high"]) - np.nanmin(v["low"])) or 1.0
@@ -82,24 +122,39 @@ def plot_power_values(values: pd.DataFrame) -> Figure:
                     label="significant after adjustment")
         ax.margins(x=0.08, y=0.5 / max(len(v), 1))
         ax.axvline(0, color="grey", lw=0.8, ls="--")
-        labels = [_power_label(e, w, x, f) for e, w, x, f in zip(v["entrant"], v["what"], v["value"], v["flag"],
-                                                                   strict=True)]
+        labels = [_power_label(e, w, x, f, h) for e, w, x, f, h in zip(v["entrant"], v["what"], v["value"],
+                                                                        v["flag"], v["high"], strict=True)]
         ax.set_yticks(y, labels)
         ax.set_xlabel(f"value of the power to the bot ({UNITS[metric][0]})")
         ax.set_title(f"{metric}: unrestricted − restricted", fontsize=10)
         ax.grid(axis="x", alpha=0.3)
     handles, labels = axes[0].get_legend_handles_labels()
+    studied = list(dict.fromkeys(values["entrant"]))
+    to = _plain(who[studied[0]]) if len(studied) == 1 and studied[0] in who else "each bot"
     fig.legend(handles, labels, loc="outside upper center", ncols=len(labels), fontsize=8, frameon=False,
-               title="What each power is worth to each bot in this field (restricted play, paired by deal)",
+               title=f"What each power is worth to {to} in this field (restricted play, paired by deal)",
                title_fontsize=11)
     how = MULTIPLICITY[multiplicity_method(values.attrs.get("multiplicity", "holm"))]
     fig.supxlabel(textwrap.fill(f"Error bars: {PAIRED}. ★: significant after {how} adjustment. A negative value: the "
                                 "bot does better barred from the power; for a power it could decline (Spades, Hearts, "
-                                "Diamonds), a misplay by that bot.", 150), fontsize=8, color="0.35")
+                                "Diamonds), a misplay by that bot (\"misplayed?\": below 0 over its whole interval, "
+                                "not after the adjustment).", 150), fontsize=8, color="0.35")
     return fig
 
 
-def plot_heat_map(values: pd.DataFrame, metric: str = "net", suits: pd.DataFrame | None = None) -> Figure:
+def _legend(entrant: str, who: Mapping[str, str]) -> str:
+    """``search (the reference player at budget 200)``, or the label alone for any other bot."""
+    name = who.get(entrant, f"`{entrant}`")
+    return entrant if name == f"`{entrant}`" else f"{entrant} ({_plain(name)})"
+
+
+def _plain(text: str) -> str:
+    """Markdown's backticks dropped, for a figure."""
+    return text.replace("`", "")
+
+
+def plot_heat_map(values: pd.DataFrame, metric: str = "net", suits: pd.DataFrame | None = None,
+                  who: str | None = None) -> Figure:
     """The value of each starting card: per-suit means with intervals first (``suits``, from `suit_values`), then
     the suit x rank grid. Cells that survive the adjustment are framed, bold and in full colour; the others are
     faded; cards not studied are hatched grey with no number. Intervals: the page's table."""
@@ -158,8 +213,8 @@ def plot_heat_map(values: pd.DataFrame, metric: str = "net", suits: pd.DataFrame
         left.set_title("per suit: mean over its ranks", fontsize=10)
         left.set_xlabel(UNITS[metric][0])
         left.grid(axis="x", alpha=0.3)
-    fig.suptitle(f"What starting every game with one card in {entrant}'s zone is worth to {entrant} in this field",
-                 fontsize=11)
+    fig.suptitle(f"What starting every game with one card in {entrant}'s zone is worth to "
+                 f"{_plain(who) if who else entrant} in this field", fontsize=11)
     fig.supxlabel("Framed, bold, full colour: significant after adjustment (▲/▼); faded: not shown to differ from 0; "
                   "hatched grey: not studied. Intervals: the page's tables.", fontsize=8, color="0.35")
     return fig
@@ -266,22 +321,32 @@ def card_table(values: pd.DataFrame) -> str:
     return md_table(["card", "net [95% CI]", "strength [95% CI]", "deals"], rows)
 
 
-def power_reading(values: pd.DataFrame) -> list[str]:
-    """One sentence per value that survives the adjustment, read as what it is: worth to that bot, a misplay, or
-    a cost the bot cannot decline."""
+def power_reading(values: pd.DataFrame, who: Mapping[str, str] | None = None) -> list[str]:
+    """One sentence per value that survives the adjustment, read as what it is: worth to the studied bot (``who``
+    names it: `whose`), the studied bot's misplay, or a cost the bot cannot decline; and one per power it could
+    decline whose value is below 0 over its whole interval without surviving the adjustment (a possible misplay)."""
+    who = who or {}
     lines = []
-    for r in records(values[values["flag"].astype(bool)]):
+    for r in records(values):
         unit, fmt = UNITS[r["metric"]]
         figure = f"{r['value']:{fmt}} [{r['low']:{fmt}}, {r['high']:{fmt}}] {r['metric']} ({unit})"
+        plain = f"`{r['entrant']}`"
+        name = who.get(r["entrant"], plain)  # "the reference player at budget N", or the label
+        bot = plain if name == plain else f"{plain}, {name},"
         if r["flag"] == "▲":
-            lines.append(f"- `{r['entrant']}`, {r['what']}: worth {figure} to this bot in this field.")
-        elif r["what"] in DECLINABLE:
+            lines.append(f"- `{r['entrant']}`, {r['what']}: worth {figure} to {'this bot' if name == plain else name}"
+                         " in this field.")
+        elif r["flag"] == "▼" and r["what"] in DECLINABLE:
             lines.append(f"- `{r['entrant']}`, {r['what']}: {figure}: it does better barred from it. The power can "
-                         "be declined whenever it is offered, so this is the bot's misplay, not a cost of the "
-                         "power.")
-        else:
+                         f"be declined whenever it is offered, so this is the studied bot's misplay ({bot} as it "
+                         "plays), not a cost of the power.")
+        elif r["flag"] == "▼":
             lines.append(f"- `{r['entrant']}`, {r['what']}: {figure}: it does better barred from it, and this "
                          "power cannot be declined: as this bot plays, having it costs it.")
+        elif r["what"] in DECLINABLE and r["high"] < 0:
+            lines.append(f"- `{r['entrant']}`, {r['what']}: {figure}: below 0 over its whole interval, though not "
+                         "after the adjustment. The power can be declined, so a value below 0 can only be the "
+                         f"studied bot's misplay ({bot} as it plays): a possible misplay, to confirm with more deals.")
     return lines or ["- No value survives the adjustment: with these deals, no power is shown to matter to these "
                      "bots either way."]
 
@@ -336,8 +401,16 @@ def _fmt(value: float, low: float, high: float, fmt: str, flag: str = "") -> str
 
 def _verdict(study: causal.Study, base_games: pd.DataFrame, compared: pd.DataFrame | None,
              powers: pd.DataFrame | None, suits: pd.DataFrame | None, endow_entrant: str,
-             ladder: tuple[pd.DataFrame, pd.DataFrame] | None, share: Interval | None) -> list[str]:
-    """The page's verdict: a line per question, every figure with its interval."""
+             ladder: tuple[pd.DataFrame, pd.DataFrame] | None, share: Interval | None,
+             who: Mapping[str, str] | None = None) -> list[str]:
+    """The page's verdict: a line per question, every figure with its interval; ``who`` names the studied
+    entrants (`whose`)."""
+    who = who or {}
+
+    def name(entrant: str) -> str:  # "`search`, the reference player at budget 200" or "`equity`"
+        plain = f"`{entrant}`"
+        return plain if who.get(entrant, plain) == plain else f"{who[entrant]} (`{entrant}`)"
+
     mean, natural = targets.mean_hands(base_games), targets.natural_end(base_games)
     lines = [f"Games under the study's rules: {mean.value:.0f} [{mean.low:.0f}, {mean.high:.0f}] hands a game; "
              f"{1 - natural.value:.0%} [{1 - natural.high:.0%}, {1 - natural.low:.0%}] of games hit the cap"]
@@ -350,16 +423,16 @@ def _verdict(study: causal.Study, base_games: pd.DataFrame, compared: pd.DataFra
         for entrant in dict.fromkeys(net["entrant"]):
             best = net[net["entrant"] == entrant].sort_values("value").iloc[-1]
             figure = _fmt(best["value"], best["low"], best["high"], "+.1f", best["flag"])
-            parts.append(f"to `{entrant}` {best['what']} ({figure} chips a game)")
-        line = "Powers, worth most (to that bot in this field): " + "; ".join(parts)
+            parts.append(f"to {name(entrant)} {best['what']} ({figure} chips a game)")
+        line = "Powers, worth most (values to the studied bot in this field): " + "; ".join(parts)
         misplays = [r for r in records(powers[(powers["flag"] == "▼") & powers["what"].isin(DECLINABLE)])]
         if misplays:
-            line += "; misplayed (better barred, though it could decline): " + ", ".join(
-                dict.fromkeys(f"`{r['entrant']}` {r['what']}" for r in misplays))
+            line += "; misplayed by the studied bot (better barred, though it could decline): " + ", ".join(
+                dict.fromkeys(f"{name(r['entrant'])} {r['what']}" for r in misplays))
         lines.append(line)
     if suits is not None and not suits.empty:
         net = suits[suits["metric"] == "net"]
-        lines.append(f"Starting Treasures for `{endow_entrant}`, per suit (chips a game, mean over its ranks): "
+        lines.append(f"Starting Treasures for {name(endow_entrant)}, per suit (chips a game, mean over its ranks): "
                      + "; ".join(f"{causal.SUIT_NAMES[r['suit']]} "
                                  f"{_fmt(r['value'], r['low'], r['high'], '+.1f', r['flag'])}" for r in records(net)))
     if ladder is not None:
@@ -373,7 +446,7 @@ def _verdict(study: causal.Study, base_games: pd.DataFrame, compared: pd.DataFra
                 if r["ceiling"]:
                     text += f" (strength at its ceiling at {r['ceiling']})"
                 parts.append(text)
-            lines.append(f"Skill depth of `{first['entrant']}` ({first['param']} {' → '.join(values)}), rungs told "
+            lines.append(f"Skill depth of {name(first['entrant'])} ({first['param']} {' → '.join(values)}), rungs told "
                          f"apart by strength/net/head-to-head with `{first['opponent']}`: " + "; ".join(parts))
     if share is not None:
         lines.append(f"Luck: who plays explains {_fmt(share.mean, share.low, share.high, '.2f')} of the variance of an "
@@ -405,8 +478,11 @@ def _families(kinds: dict[str, int], groups: int, compared: bool, ladders: int, 
 
 
 def run_designer_report(study_dir: str | Path, out_dir: str | Path | None = None, multiplicity: str = "holm",
-                        replayer: Replayer | None = None) -> Path:
-    """Write ``designer.md``, its figures and ``verdict.txt`` (default: ``DIR/report``); return the page's path."""
+                        replayer: Replayer | None = None, defaults: Defaults | None = None) -> Path:
+    """Write ``designer.md``, its figures and ``verdict.txt`` (default: ``DIR/report``); return the page's path.
+
+    ``defaults`` gives a strategy's constructor defaults (the CLI passes `bots.loader`'s), so that the reference
+    player's budget is named even when the config leaves it at its default."""
     study = causal.read_study(study_dir)
     out = Path(out_dir) if out_dir is not None else study.path / "report"
     out.mkdir(parents=True, exist_ok=True)
@@ -430,6 +506,14 @@ def run_designer_report(study_dir: str | Path, out_dir: str | Path | None = None
            f"the mean of its {PAIRED}. These are effects, not associations. Every value is a value *to that bot, "
            "played its way, in this field*: another bot, or the same bot among other opponents, may value a power "
            "or a card differently.", ""]
+    studied = list(dict.fromkeys(a.entrant for a in study.arms if a.kind in ("power", "endowment")))
+    who = {e: whose(m.config, e, defaults) for e in studied}
+    if studied:
+        md += ["**Whose values these are:** "
+               + "; ".join(f"{'values to ' if who[e] == f'`{e}`' else f'`{e}`: values to '}{who[e]} in this field "
+                           f"({field_text(m.config, e)})" for e in studied)
+               + ". A negative value for a power the studied bot could decline (Spades, Hearts, Diamonds) is that "
+               "bot's misplay, not a cost of the power.", ""]
     body: list[str] = []
 
     def figure(name: str, fig: Figure, title: str) -> None:
@@ -465,8 +549,11 @@ def run_designer_report(study_dir: str | Path, out_dir: str | Path | None = None
                  "for Spades, Hearts and Diamonds, which a bot may always decline, that is the bot misplaying them; "
                  f"Clubs and New Treasures come whether it wants them or not. Estimator: {PAIRED}. "
                  f"{multiplicity_text(multiplicity, int(len(values) / 2), 'per metric, every entrant x power')}.",
-                 "", power_table(values), "", "What survives the adjustment:", "", *power_reading(values), ""]
-        figure("designer_powers.png", plot_power_values(values), "value of each power to each bot")
+                 "", *(f"- `{e}`: values to {who[e]} in this field" for e in dict.fromkeys(values["entrant"])
+                       if who.get(e, f"`{e}`") != f"`{e}`"),
+                 "", power_table(values), "", "What survives the adjustment (and declinable powers below 0 over "
+                 "their whole interval):", "", *power_reading(values, who), ""]
+        figure("designer_powers.png", plot_power_values(values, who), "value of each power to each bot")
     suits, endow = None, None
     if kinds["endowment"]:
         endow = causal.endowment_values(study, multiplicity)
@@ -474,14 +561,16 @@ def run_designer_report(study_dir: str | Path, out_dir: str | Path | None = None
         entrant = endow["entrant"].iloc[0]
         body += ["## 4. What a starting Treasure is worth (endowments)", "",
                  f"Each arm starts every game with one card in {entrant}'s Treasure Zone; the value is endowed "
-                 f"minus base on the same deal ({_span(endow['deals'])} deals a card), to `{entrant}` in this field. "
+                 f"minus base on the same deal ({_span(endow['deals'])} deals a card), to "
+                 f"{who.get(entrant, f'`{entrant}`')} in this field. "
                  "The card leaves the deck, so the cards dealt differ from the base's even in the first hand: the "
                  f"pairing keeps the opponents and seats, not the cards. Estimator: {PAIRED}.", "",
                  "**Per suit** (the mean over its studied ranks, one paired difference per deal; "
                  f"{multiplicity_text(multiplicity, len(suits) // 2 if len(suits) else 0, 'per metric, the suits')}):",
                  "", suit_table(suits), ""]
-        figure("designer_endowments.png", plot_heat_map(endow, "net", suits), "value of a starting Treasure (net)")
-        figure("designer_endowments_strength.png", plot_heat_map(endow, "strength", suits),
+        figure("designer_endowments.png", plot_heat_map(endow, "net", suits, who.get(entrant)),
+               "value of a starting Treasure (net)")
+        figure("designer_endowments_strength.png", plot_heat_map(endow, "strength", suits, who.get(entrant)),
                "value of a starting Treasure (strength)")
         body += [f"**Every card** ({multiplicity_text(multiplicity, int(len(endow) / 2), 'per metric, every card')}; "
                  "in the heat maps, only these flagged cells are framed and in full colour):", "",
@@ -532,7 +621,7 @@ def run_designer_report(study_dir: str | Path, out_dir: str | Path | None = None
            "(a busted player holds almost none): the sweep report still shows it, labelled as an association. The "
            "values above come from interventions.", ""]
     lines = _verdict(study, base_games, compared, values, suits, str(endow["entrant"].iloc[0]) if endow is not None
-                     else "", ladder, share)
+                     else "", ladder, share, who)
     ladders = 0 if ladder is None else len(ladder[1])
     md += ["## Verdict", "", *(f"- {line}" for line in lines), "",
            _families(kinds, len(groups), compared is not None, ladders, multiplicity), "", *body]

@@ -15,7 +15,7 @@ from ..run.store import Manifest, is_sweep_dir
 from . import analysis as an
 from . import plots, pokerstats
 from .causal import is_balance_study
-from .designer import run_designer_report
+from .designer import Defaults, run_designer_report
 from .dynamics_report import Replayer, sample_section
 from .markdown import by_key, cell, entrants_text, md_table, number, record_cell, records, rules_text, save_figure
 from .markdown import percent as _percent
@@ -331,18 +331,20 @@ def _poker_section(results_dir: Path, games: pd.DataFrame, max_error_share: floa
 
 def run_report(results_dir: str | Path, out_dir: str | Path | None = None, multiplicity: str = "holm",
                net: str = DEFAULT_NET, max_error_share: float = MAX_ERROR_SHARE,
-               replayer: Replayer | None = None) -> Path:
+               replayer: Replayer | None = None, defaults: Defaults | None = None) -> Path:
     """Write the figures and ``report.md`` for a results directory (default: ``DIR/report``); return report.md.
 
     A sweep folder (``sweep.json``) gets the side-by-side comparison of its variants instead, and a balance
     study (a sweep whose arms change entrants) the designer's page, ``designer.md``. ``multiplicity``
     (holm or bh) adjusts the p-values behind every ▲/▼ and every head-to-head test. ``net``: luck-adjusted net
     chips (docs/luck.md), or raw. ``replayer`` (`dynamics_report.Replayer`) writes the sample games' replay pages
-    and measures the decision structure; without one the reports name the command instead.
+    and measures the decision structure; without one the reports name the command instead. ``defaults``: a
+    strategy's constructor defaults, so the designer's page names the reference player's budget when the config
+    leaves it at its default (`designer.whose`).
     """
     results_dir = Path(results_dir)
     if is_balance_study(results_dir):
-        return run_designer_report(results_dir, out_dir, multiplicity, replayer=replayer)
+        return run_designer_report(results_dir, out_dir, multiplicity, replayer=replayer, defaults=defaults)
     if is_sweep_dir(results_dir):
         return run_sweep_report(results_dir, out_dir, multiplicity, net, replayer=replayer)
     res = an.load(results_dir, net=net)
