@@ -121,13 +121,13 @@ def test_example_configs_are_valid():
             from treasure_sim.design.tune import load_tuning
 
             checked.append(load_tuning(path).name)  # a tuning: an experiment plus its [tune] table
-        elif path.name == "balance.toml":
+        elif path.name.endswith("balance.toml"):  # balance.toml, reference_balance.toml
             from treasure_sim.run.studies import load_balance
 
             checked.append(load_balance(path).name)  # a balance study: an experiment plus its [balance] studies
         else:
             checked.append(load_experiment(path).name)
-    assert len(checked) >= 5 and "rules" in checked and "balance" in checked
+    assert len(checked) >= 5 and {"rules", "balance", "reference_balance", "length_reference"} <= set(checked)
 
 
 @pytest.mark.parametrize(("rules", "message"), [
