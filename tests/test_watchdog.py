@@ -31,6 +31,11 @@ def _table(obs):
     return next(o for o in gc.get_objects() if type(o) is Table and o.hand_no == obs.hand_no
                 and tuple(o.money) == obs.money and o.zone_tuples == obs.treasures)
 
+class Honest(Strategy):
+    """Calls: an outside in-process bot that tampers with nothing."""
+    def act(self, obs):
+        return Action.call()
+
 class ChipThief(Strategy):
     """Adds 1,000 chips to its own stack before each decision."""
     def act(self, obs):
@@ -200,6 +205,46 @@ def test_an_honest_game_passes_every_check():
     for rules in (RuleSet(), RuleSet(spent_diamonds="removed", zone_limit=2, at_limit="choose")):
         Game(bots, rules, seed=3).play()
     assert engine_tampered() is None
+
+
+def test_a_table_of_trusted_bots_skips_only_the_code_watch(bot_file, monkeypatch):
+    """``watch_code=False`` (every bot ours or isolated) still checks chips and cards after every hand, and no longer
+    looks for replaced engine code; with it on, a replaced engine function voids the game."""
+    import functools
+
+    import treasure_sim.game.gamestate as gamestate
+    from treasure_sim.bots.loader import load_strategy as load
+
+    with pytest.raises(Tampering, match="its stack is"):
+        Game([load(f"{bot_file}:ChipThief"), load_strategy("calling_station")], seed=1, watch_code=False).play()
+    original = gamestate.split_pots
+    monkeypatch.setattr(gamestate, "split_pots", functools.wraps(original)(lambda *a, **k: original(*a, **k)))
+    rules = RuleSet(max_hands=70)  # past 64 hands: every slice of the watched code is looked at
+    bots = [load_strategy("calling_station"), load_strategy("calling_station")]
+    assert Game(bots, rules, seed=2, watch_code=False).play().hands_played == 70
+    with pytest.raises(Tampering, match=r"gamestate\.split_pots was replaced"):
+        Game(bots, rules, seed=2).play()
+
+
+def test_a_tournament_watches_the_code_only_at_tables_with_outside_in_process_bots(bot_file, monkeypatch):
+    import treasure_sim.run.tournament as tournament
+    from treasure_sim.run.tournament import plan_tasks
+
+    seen: list[bool] = []
+
+    class Spy(Game):
+        def __init__(self, *args, **kwargs):
+            seen.append(kwargs["watch_code"])
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(tournament, "Game", Spy)
+    builtin = parse_toml('name = "b"\ndeals = 1\ntable_size = 2\n[[entrants]]\nstrategy = "random"\n'
+                         '[[entrants]]\nstrategy = "calling_station"\n[rules]\nmax_hands = 5\n')
+    for exp, expected in ((builtin, False), (_experiment(bot_file, "Honest", deals=1, hands=5), True)):
+        seen.clear()
+        for task in plan_tasks(exp, [(0, exp.deals)], exp.deals, stderr_dir=None):
+            tournament._play_task(task)
+        assert seen and all(w is expected for w in seen), (exp.name, seen)
 
 
 @pytest.mark.parametrize(("bot", "message"), [

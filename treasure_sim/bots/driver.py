@@ -55,6 +55,9 @@ class Game:
     Restricted play: ``restrict={seat: {"clubs", ...}}`` bars a seat from powers (``strategy.POWERS``): its Clubs
     make nothing wild for it, it is never offered Spades moves, Hearts draws or steals, and it never takes a New
     Treasure (seeds/rulings.md, "Restricted play"); its observations say so (``Observation.restricted``).
+    After every hand the chips and cards are checked (``integrity.py``); ``watch_code`` also checks that no engine
+    code was replaced, which only in-process bot code that is not ours can do: a caller whose bots are all trusted
+    (built-in, or isolated in their own processes) may turn it off (a tournament does; ~7% of its time).
     """
 
     def __init__(self, strategies: Sequence[Strategy], rules: RuleSet = RuleSet(),
@@ -65,7 +68,7 @@ class Game:
                  bot_seeds: Sequence[int | np.random.SeedSequence] | None = None,
                  draw_seeds: Sequence[np.random.SeedSequence] | None = None,
                  decision_timeout: float | None = None, max_timeouts: int | None = 3,
-                 restrict: Restrict | None = None,
+                 restrict: Restrict | None = None, watch_code: bool = True,
                  ends_game: tuple[type[BaseException], ...] = (KeyboardInterrupt,)) -> None:
         n = len(strategies)
         if not 2 <= n <= 10:
@@ -90,6 +93,7 @@ class Game:
         rules = rules.replace()  # our own copy: nothing the caller (or a bot that reached theirs) does changes it
         self.rules = rules
         self.strict = strict
+        self.watch_code = watch_code
         self.quintets = bool(quintets)  # name every quintet at once (else lazily)
         self.seed = seed if isinstance(seed, int) else None
         # every stream from its own keyed hash of the seed: no bot's seed reveals the cards (seeding.py)

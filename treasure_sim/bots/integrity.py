@@ -189,16 +189,18 @@ def _last_seat(h: Hand) -> int | None:
 
 
 def check_hand(game: Game, h: Hand, record: HandRecord) -> None:
-    """After a hand's record: chips, cards and the engine's code as they must be; `Tampering` if not."""
+    """After a hand's record: chips, cards and (unless every bot at the table is trusted code, ``game.watch_code``)
+    the engine's code as they must be; `Tampering` if not."""
     t = game.table
     state = game.__dict__.get("_integrity")
     if state is None:  # the first hand: the chips and cards the game has
-        state = game.__dict__["_integrity"] = (sum(h.start_money), frozenset(t.full_deck), _snapshot())
+        state = game.__dict__["_integrity"] = (sum(h.start_money), frozenset(t.full_deck),
+                                               _snapshot() if game.watch_code else None)
     total, deck, snapshot = state  # deck: every card id
     problem, seat = _chips(t.money, h, total)
     exact = seat is not None
     if problem is None:
-        problem = _cards(t, h, deck) or snapshot.problem(t.hand_no)
+        problem = _cards(t, h, deck) or (snapshot.problem(t.hand_no) if snapshot is not None else None)
         seat = None if problem is None else _last_seat(h)
     if problem is not None:
         label = game.seats[seat].label if seat is not None else "?"

@@ -80,11 +80,19 @@ def _plain_choices(answer: Any, lim: BetLimits) -> list[tuple[str, Any, float]] 
     actions, chances = answer  # an exact NamedTuple of ours: unpacking it runs no bot code
     if type(actions) is not tuple or type(chances) is not tuple or not 0 < len(actions) == len(chances) <= MAX_CHOICES:
         return None
+    if chances is not _CHANCES_READ[0]:  # a tuple is immutable: the one read last need not be read again
+        total = 0.0
+        for chance in chances:
+            if type(chance) is not float or not 0.0 <= chance <= 1.0:
+                return None
+            total += chance
+        if abs(total - 1.0) > CHANCE_TOLERANCE:
+            return None
+        _CHANCES_READ[0] = chances
     choices = []
-    total = 0.0
     to_call, low, high = lim
-    for action, chance in zip(actions, chances, strict=True):
-        if type(action) is not Action or type(chance) is not float or not 0.0 <= chance <= 1.0:
+    for action, chance in zip(actions, chances, strict=True):  # lengths checked above
+        if type(action) is not Action:
             return None
         try:
             kind, amount = action.kind, action.amount
@@ -96,8 +104,10 @@ def _plain_choices(answer: Any, lim: BetLimits) -> list[tuple[str, Any, float]] 
         elif not (kind is FOLD or kind is CALL or (kind is CHECK and not to_call)):
             return None
         choices.append((kind, amount, chance))
-        total += chance
-    return choices if abs(total - 1.0) <= CHANCE_TOLERANCE else None
+    return choices
+
+
+_CHANCES_READ: list[Any] = [None]  # the chances `_plain_choices` found sound last (bots reuse one tuple per shape)
 
 
 class StrategyError(RuntimeError):

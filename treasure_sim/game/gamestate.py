@@ -288,10 +288,10 @@ class GameState(TreasureSteps):
         h = self.hand
         s = self._bet[0][self._i]
         total = fold = 0.0
-        for kind, _, chance in choices:
-            total += chance
-            if kind == FOLD:
-                fold += chance
+        for choice in choices:
+            total += choice[2]
+            if choice[0] == FOLD:
+                fold += choice[2]
         if self._shared_rngs:
             self._own_rngs()
         point = self.mix_rngs[s].random() * total
@@ -304,8 +304,10 @@ class GameState(TreasureSteps):
         if picked is None:  # rounding left the point past the last sum: the last action with a chance
             picked = next(c for c in reversed(choices) if c[2] > 0)
         kind = picked[0]
-        h.mixed.append(_new(MixedDecision, (h.round, s, fold / total, tuple(h.committed), tuple(
-            [dealt and not f for dealt, f in zip(h.in_hand, h.folded, strict=True)]), lim[0], kind == FOLD)))
+        view = h._view or h.view(self.table)  # the tuples the observation was just built from
+        folded = view[3]
+        h.mixed.append(_new(MixedDecision, (h.round, s, fold / total, view[2], tuple(
+            [dealt and not out for dealt, out in zip(h.in_hand, folded, strict=True)]), lim[0], kind == FOLD)))
         self.bet(*bet_total(kind, picked[1], lim, my_bet))
 
     def answer(self, value: Any) -> None:

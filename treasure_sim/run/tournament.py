@@ -252,11 +252,12 @@ def play_one(task: Task, game_id: int, deal: int, rotation: int, seats: tuple[in
         return BotFailure(f"entrant {who(int(seat[1]) if seat else None)} in game {game_id} (deal {deal}): "
                           f"{err}{where}", bot_traceback(err.__cause__))
 
+    able = [s for s, e in enumerate(seats) if not task.entrants[e].isolate
+            and not watchdog.is_builtin(task.entrants[e].strategy)]  # the seats whose code could tamper
+
     def suspect(seat: int | None) -> int | None:
         """The seat to blame for tampering seen after ``seat``'s turn: only an in-process bot that is not built in
         can tamper, so if ``seat`` is another, the last such bot asked (or the only one at the table)."""
-        able = [s for s, e in enumerate(seats) if not task.entrants[e].isolate
-                and not watchdog.is_builtin(task.entrants[e].strategy)]
         if seat in able or not able:
             return seat
         last = guard.last[1] if guard is not None and guard.last[0] == game_id else None
@@ -279,7 +280,8 @@ def play_one(task: Task, game_id: int, deal: int, rotation: int, seats: tuple[in
         try:  # a strict game stops at a bot's setup here
             game = Game(bots, task.rules, None, deal_seed=seeds.cards, bot_seeds=seeds.bots, draw_seeds=seeds.draws,
                         quintets=False, strict=task.strict, decision_timeout=task.decision_timeout,
-                        ends_game=(), **entrant_setup(task, seats))  # workers ignore Ctrl-C: a bot raised it
+                        watch_code=bool(able), ends_game=(),  # workers ignore Ctrl-C: a bot raised it
+                        **entrant_setup(task, seats))
         except StrategyError as err:
             raise strategy_failure(err) from err
         if guard is not None and holders is not None:
@@ -305,7 +307,8 @@ def play_one(task: Task, game_id: int, deal: int, rotation: int, seats: tuple[in
                 raise BotFailure(f"entrant {who(last)} in game {game_id} (deal {deal}): {why}") from None
             log.warning("game %d voided: entrant %s: %s", game_id, who(last), why)
             return void_result(game, last, why)
-        tampered = engine_tampered()  # every watched object, once a game (check_hand looks at a slice per hand)
+        # every watched object, once a game (check_hand looks at a slice per hand), if any code here could tamper
+        tampered = engine_tampered() if able else None
         if tampered is not None:
             last_hand = result.hands[-1] if result.hands else None
             seat_ = suspect(last_hand.actions[-1].seat if last_hand is not None and last_hand.actions else None)
