@@ -6,11 +6,12 @@ import inspect
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from treasure_sim import Action, Mixed, Steal, Strategy
 from treasure_sim.bots import protocol
-from treasure_sim.game.questions import BY_METHOD, QUESTIONS
+from treasure_sim.game.questions import BY_METHOD, QUESTIONS, Decision, check_answer, strategy_args
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "protocol.md"
 
@@ -51,3 +52,52 @@ def test_every_answer_goes_over_the_wire_and_back_unchanged(method: str) -> None
     for answer in ANSWERS[method]:
         wire = protocol.answer_to_json(method, answer, options)
         assert protocol.answer_from_json(method, wire, options) == answer
+
+
+DECISIONS = {  # one decision of each kind that is not a bet, as the state makes them
+    "keep_playing": Decision(0, "keep_playing", (True, False), True),
+    "spades": Decision(0, "spades", (0, 4), ()),
+    "hearts": Decision(0, "hearts", (True, False), True),
+    "joker_treasure": Decision(0, "joker_treasure", (12, 25), 25),
+    "make_room": Decision(0, "make_room", (5, 6, None), None, treasure=40),
+    "steal": Decision(0, "steal", (*STEALS, None), None),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(DECISIONS))
+def test_a_seat_reads_and_checks_every_question_as_the_catalogue_says(kind: str) -> None:
+    """The bots layer asks each question through one generic method: a legal answer is played as the state's own
+    check reads it, an illegal one is the catalogue's fallback with an error naming the method, and a bot that does
+    not answer a question with a fixed default is not asked."""
+    from treasure_sim.bots.seats import Seat
+    from treasure_sim.game.gamestate import GameState
+
+    q, d = QUESTIONS[kind], DECISIONS[kind]
+    asked: list[tuple] = []
+
+    def answering(value):
+        class Bot(Strategy):
+            def act(self, obs):
+                return Action.call()
+
+        setattr(Bot, q.method, lambda self, obs, *args: asked.append(args) or value)
+        return Bot()
+
+    table = GameState.new(2).table
+    legal = {"keep_playing": False, "spades": [4], "hearts": False, "joker_treasure": 12, "make_room": 6,
+             "steal": STEALS[1]}[kind]
+    seat = Seat(0, answering(legal), table)
+    seat.setup(2, table.bot_rules[0], np.random.default_rng(0))
+    assert seat.answer(d, lambda: None) == check_answer(d, q.read(legal) if q.read else legal) and not seat.errors
+    assert asked == [strategy_args(d)]
+    seat = Seat(0, answering(object()), table)
+    seat.setup(2, table.bot_rules[0], np.random.default_rng(0))
+    fallback = d.default if q.on_error == "default" else q.on_error
+    assert seat.answer(d, lambda: None) == fallback
+    assert len(seat.errors) == 1 and seat.errors[0].split(": ", 1)[1].startswith(f"{q.method} returned")
+    if q.skippable:
+        plain = Seat(0, answering(object()), table)  # Bot overrides the method; a Strategy that does not is not asked
+        plain.bot = Strategy()
+        plain.setup(2, table.bot_rules[0], np.random.default_rng(0))
+        asked.clear()
+        assert plain.answer(d, lambda: None) == d.default and not asked and not plain.errors

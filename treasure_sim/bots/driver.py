@@ -9,7 +9,7 @@ checked against the state's options.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Container, Mapping, Sequence
+from collections.abc import Container, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -22,7 +22,7 @@ from ..game.questions import QUESTIONS
 from ..game.rules import RuleSet
 from ..game.seeding import as_seed_sequence, derive, root_key
 from ..game.state import names, observe
-from ..game.strategy import Observation, Strategy
+from ..game.strategy import Strategy
 from .integrity import check_hand, watch
 from .seats import Seat, StrategyError
 from .timeouts import AlarmScope
@@ -268,28 +268,13 @@ class Game:
             else:
                 state.bet(*answer)
         else:
-            state.answer(_ASK[d.kind](self.seats[d.seat], state, d))
+            state.answer(self.seats[d.seat].answer(d, lambda: state.observation(d)))
 
     def _ask_bet(self, seat: int, lim: BetLimits, my_bet: int, legal: tuple[str, ...]) -> Any:
         """A bet asked of a seat's bot, checked by the seat: what `GameState.play_bets` plays."""
         state = self.state
         return self.seats[seat].act(observe(state.table, state.hand, seat, "bet", lim[0], lim[1], lim[2], legal), lim,
                                     my_bet)
-
-
-def _look(state: GameState, d: Decision) -> Callable[[], Observation]:
-    """The observation of ``d``, built only if the seat asks its bot (a bot that does not answer is not asked)."""
-    return lambda: state.observation(d)
-
-
-_ASK = {  # how the driver asks a seat each question that is not a bet (the seat checks and falls back)
-    "keep_playing": lambda seat, state, d: seat.keep_playing(state.observation(d)),
-    "spades": lambda seat, state, d: seat.move_spades(_look(state, d), d.options),
-    "hearts": lambda seat, state, d: seat.draw_heart(_look(state, d)),
-    "joker_treasure": lambda seat, state, d: seat.choose_joker_treasure(_look(state, d), d.options, d.default),
-    "make_room": lambda seat, state, d: seat.make_room(_look(state, d), d.treasure, d.options[:-1]),
-    "steal": lambda seat, state, d: seat.steal(_look(state, d), d.options[:-1]),
-}
 
 
 def play_game(strategies: Sequence[Strategy], rules: RuleSet = RuleSet(), seed: int = 0, *,

@@ -2,7 +2,8 @@
 
 Why one place: a bot is untrusted code. Every question the engine puts to it goes through its seat,
 which calls the bot under the decision time limit, counts and times the decision, reads the answer
-once into plain values (``answers.py``), checks them against the options the engine itself computed,
+once into plain values (``answers.py``), checks them against the options the engine itself computed (the
+questions other than bets: one generic `Seat.answer`, read and checked as the catalogue `questions.QUESTIONS` says),
 falls back to the default answer when the bot fails, and records the error against the seat (or
 raises `StrategyError` in a strict game). The engine's steps then read as rules: "ask seat s for a
 betting action within these limits" returns an already legal answer.
@@ -19,7 +20,7 @@ message starts with the method it concerns; all are one line and name no hidden 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
@@ -31,14 +32,12 @@ from ..game.answers import (
     describe_exception,
     exact_int,
     read_action,
-    read_bool,
-    read_cards,
     read_mixed,
-    read_steal,
     safe_repr,
     type_name,
 )
 from ..game.betting import BetLimits, action_problem
+from ..game.questions import QUESTIONS, Decision, IllegalAnswer, check_answer, strategy_args
 from ..game.strategy import (
     ACTION_KINDS,
     CALL,
@@ -49,7 +48,6 @@ from ..game.strategy import (
     Action,
     Mixed,
     Observation,
-    Steal,
     Strategy,
 )
 from .timeouts import Alarm, DecisionTimeout, alarm_usable, ring_overdue
@@ -174,7 +172,7 @@ class Seat:
 
     __slots__ = ("_alarm", "_failed_at", "asks", "benched", "bot", "decisions", "errors", "failed", "index", "label",
                  "limit", "max_timeouts", "own_limit", "passes", "plain", "seconds", "strict", "table",
-                 "timeouts", "votes")
+                 "timeouts")
 
     def __init__(self, index: int, bot: Strategy, table: Table, *, strict: bool = False,
                  limit: float | None = None, max_timeouts: int | None = 3,
@@ -193,7 +191,6 @@ class Seat:
         self._failed_at = 0  # ``decisions`` when the last failed decision was counted (or the bot last told)
         self.timeouts = 0
         self.asks: frozenset[str] = frozenset()
-        self.votes = False  # "keep_playing" in asks: the bot votes before each hand
         self.benched = False
         self.plain = limit is None  # no time limit and not benched: act is called inline
         self.own_limit = False
@@ -304,15 +301,6 @@ class Seat:
             self.failed += 1
             self._failed_at = self.decisions
 
-    def _yes_no(self, method: str, obs: Observation, on_error: bool) -> bool:
-        answer = self._ask(method, obs)
-        yes = read_bool(answer)
-        if yes is not None:
-            return yes
-        if answer is not _FAILED:
-            self.error(f"{method} returned {safe_repr(answer)}, not True or False")
-        return on_error
-
     # ----- the questions ---------------------------------------------------------------------------
     def setup(self, n_players: int, rules: RuleSet, rng: np.random.Generator) -> None:
         """Start of the game: the bot learns its seat, the table size, its copy of the rules and its generator.
@@ -333,7 +321,6 @@ class Seat:
             return
         self.label = self._describe_bot()
         self.asks = asked_methods(self.bot)  # after setup: it may add methods
-        self.votes = "keep_playing" in self.asks
 
     def _describe_bot(self) -> str:
         """The bot's repr for records, if it gives a plain one-line string in time; else its class name."""
@@ -417,83 +404,28 @@ class Seat:
             self.error(problem)
         return (CHECK, my_bet) if lim.to_call == 0 else (FOLD, my_bet)
 
-    def move_spades(self, look: Callable[[], Observation], mine: Sequence[int]) -> tuple[int, ...]:
-        """Step 11: which of ``mine`` (its Spades Treasures) to move to its hand; () on any error."""
-        if "move_spades" not in self.asks:
-            return ()
-        chosen = self._ask("move_spades", look())
-        if chosen is _FAILED:
-            return ()
-        try:
-            moves = read_cards(chosen)
-        except BadAnswer as bad:
-            self.error(f"move_spades returned {bad}")
-            return ()
-        bad_moves = [c for i, c in enumerate(moves) if c not in mine or c in moves[:i]]
-        if bad_moves:
-            self.error(f"move_spades asked for {bad_moves!r}, not distinct Spades Treasures of its own")
-            return ()
-        return tuple(moves)
-
-    def draw_heart(self, look: Callable[[], Observation]) -> bool:
-        """Step 12: take the next Hearts draw? Not answering properly declines."""
-        if "draw_heart" not in self.asks:
-            return True
-        return self._yes_no("draw_heart", look(), False)
-
-    def choose_joker_treasure(self, look: Callable[[], Observation], options: tuple[int, ...],
-                              default: int) -> int:
-        """Step 15: one of ``options`` (the bot is handed the same ints); ``default`` when the answer is not."""
-        choice = self._ask("choose_joker_treasure", look(), options)
-        card = exact_int(choice)
-        if card is not None and card in options:
-            return card
-        if choice is not _FAILED:  # the options include hidden hole cards: name none of them
-            self.error(f"choose_joker_treasure returned {safe_repr(choice)}, not one of its options")
-        return default
-
-    def make_room(self, look: Callable[[], Observation], treasure: int, zone: Sequence[int]) -> int | None:
-        """Steps 14–15, the zone full: one of ``zone`` (its Treasures) to give up for ``treasure``, or None to
-        let ``treasure`` go (also on any error: the zone stays as it is)."""
-        if "make_room" not in self.asks:
-            return None
-        choice = self._ask("make_room", look(), treasure)
-        if choice is None or choice is _FAILED:
-            return None
-        card = exact_int(choice)
-        if card is not None and card in zone:
-            return card
-        self.error(f"make_room returned {safe_repr(choice)}, not None nor one of its {len(zone)} Treasures")
-        return None
-
-    def steal(self, look: Callable[[], Observation], options: tuple[Steal, ...]) -> tuple[int, int, int] | None:
-        """Step 16: one of ``options`` as (diamond, victim, card), or None to stop (also on any error).
-
-        The options are immutable `Steal` tuples made for this question, so the bot may be handed the
-        engine's own: nothing it does can change them. Its answer's fields are read once, as exact
-        ints, and looked up among them.
-        """
-        if "steal" not in self.asks:
-            return None
-        choice = self._ask("steal", look(), options)
-        if choice is None or choice is _FAILED:
+    def answer(self, d: Decision, look: Callable[[], Observation]) -> Any:
+        """A question that is not a bet, as the catalogue defines it (`questions.QUESTIONS`): the bot's answer read
+        into plain values (``Question.read``) and checked against ``d``'s options (`questions.check_answer`, the
+        state's own check); on any error the question's ``on_error`` answer (else ``d.default``), the error
+        recorded. A bot that does not answer a question whose default is fixed is not asked: ``d.default``.
+        ``look`` builds the observation only if the bot is asked."""
+        q = QUESTIONS[d.kind]
+        if q.skippable and q.method not in self.asks:
+            return d.default
+        got = self._ask(q.method, look(), *strategy_args(d))
+        fallback = d.default if q.on_error == "default" else q.on_error
+        if got is _FAILED:
+            return fallback
+        if got is None and None in d.options:
             return None
         try:
-            wanted = read_steal(choice)
+            return check_answer(d, q.read(got) if q.read is not None else got)
         except BadAnswer as bad:
-            self.error(f"steal returned {bad}")
-            return None
-        if wanted not in options:
-            self.error(f"steal returned {safe_repr(choice)}, not one of the {len(options)} options")
-            return None
-        return wanted
-
-    def keep_playing(self, obs: Observation) -> bool:
-        """Before a hand: go on? A bot that does not answer properly goes on. (The engine asks only bots that
-        answer it themselves: see ``votes``.)"""
-        if not self.votes:
-            return True
-        return self._yes_no("keep_playing", obs, True)
+            self.error(f"{q.method} returned {bad}")
+        except IllegalAnswer as bad:  # the options may include hidden hole cards: the message names none
+            self.error(f"{q.method} returned {safe_repr(got)}, {bad.why}")
+        return fallback
 
     def on_hand_end(self, record: HandRecord) -> None:
         """Tell the bot the hand's public record, a copy of its own (being told is not a decision: not counted)."""

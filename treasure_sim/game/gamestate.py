@@ -116,7 +116,7 @@ class GameState(TreasureSteps):
             draw_seeds: Sequence[int | np.random.SeedSequence] | None = None, deck: str | Sequence | None = None,
             treasures: Mapping[int, str | Sequence] | None = None, money: Sequence[int] | None = None,
             dealer: int = 0, restrict: Restrict | None = None, quintets: bool = False) -> GameState:
-        """A new game of ``n_players`` (2–10) as `engine.Game` sets one up (the same arguments, the same streams
+        """A new game of ``n_players`` (2–10) as `treasure_sim.Game` sets one up (the same arguments, the same streams
         for the same seeds), before the votes of the first hand; every seat is asked every question."""
         if isinstance(n_players, bool) or not isinstance(n_players, int) or not 2 <= n_players <= 10:
             raise ValueError(f"a game needs 2 to 10 players, got {n_players!r}")

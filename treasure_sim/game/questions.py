@@ -8,9 +8,10 @@ caller answers, so an environment, a terminal player or a search player cannot p
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from .answers import exact_int, safe_repr
+from .answers import exact_int, read_bool, read_cards, read_steal, safe_repr
 from .betting import BetLimits, action_problem
 from .strategy import CALL, CHECK, FOLD, MAX_CHOICES, RAISE, Action, Mixed, Steal
 
@@ -35,7 +36,16 @@ class Decision(NamedTuple):
 
 
 class IllegalAnswer(ValueError):
-    """An answer that is not one of the decision's legal answers; the message says why (and names no hidden card)."""
+    """An answer that is not one of the decision's legal answers; the message says why (and names no hidden card).
+    ``why``: the reason alone ("not one of its options"), for a message that names the answer its own way."""
+
+    def __init__(self, message: str, why: str | None = None) -> None:
+        super().__init__(message)
+        self.why = why if why is not None else message
+
+
+def _illegal(kind: str, answer: Any, why: str) -> IllegalAnswer:
+    return IllegalAnswer(f"{kind}: {safe_repr(answer)} is {why}", why)
 
 
 class Question(NamedTuple):
@@ -47,24 +57,27 @@ class Question(NamedTuple):
     asked_with: str  # what the method is given besides the observation: "", "options" or "treasure"
     wire: str  # the line protocol: the field of the answer (docs/protocol.md)
     shape: str  # the line protocol: how the answer is written ("action", "cards", "bool", "card", "option")
+    read: Callable[[Any], Any] | None = None  # reads an in-process bot's answer into plain values (`answers.py`)
+    on_error: Any = "default"  # what a failed or illegal answer counts as ("default": the decision's default)
 
 
 QUESTIONS: dict[str, Question] = {q.name: q for q in (
     Question("keep_playing", "keep_playing", True, "go on (True)",
-             "before each hand: True to go on, False to vote to stop", "", "keep", "bool"),
+             "before each hand: True to go on, False to vote to stop", "", "keep", "bool", read_bool),
     Question("bet", "act", False, "check when free, else fold",
              "an Action (fold, check, call, raise_to(total)) or a Mixed of legal Actions with chances", "", "action",
              "action"),
     Question("spades", "move_spades", True, "move none",
-             "step 11: the Spades Treasures to move to the hand (any subset of the options)", "", "cards", "cards"),
+             "step 11: the Spades Treasures to move to the hand (any subset of the options)", "", "cards", "cards",
+             read_cards),
     Question("hearts", "draw_heart", True, "draw (True)", "step 12: True to draw the next Hearts card", "", "draw",
-             "bool"),
+             "bool", read_bool, on_error=False),  # a broken answer declines (the default draws)
     Question("joker_treasure", "choose_joker_treasure", False, "the highest-value option",
              "step 15: one of the options (hole or shared cards) to become a Treasure", "options", "card", "card"),
     Question("make_room", "make_room", True, "let the New Treasure go (None)",
              "steps 14-15, zone full: one of the zone's Treasures to give up, or None", "treasure", "card", "card"),
     Question("steal", "steal", True, "no steal (None)", "step 16: one of the Steal options, or None to stop",
-             "options", "steal", "option"),
+             "options", "steal", "option", read_steal),
 )}
 """Every question, by `Decision` kind."""
 
@@ -78,13 +91,13 @@ def check_answer(decision: Decision, answer: Any) -> Any:
     if kind in ("keep_playing", "hearts"):
         if answer is True or answer is False:
             return answer
-        raise IllegalAnswer(f"{kind}: {safe_repr(answer)} is not True or False")
+        raise _illegal(kind, answer, "not True or False")
     if kind == "spades":
         if type(answer) not in (tuple, list):
-            raise IllegalAnswer(f"spades: {safe_repr(answer)} is not a tuple or list of cards")
+            raise _illegal(kind, answer, "not a tuple or list of cards")
         cards = [exact_int(c) for c in answer]
         if any(c is None or c not in options for c in cards) or len(set(cards)) != len(cards):
-            raise IllegalAnswer(f"spades: {safe_repr(answer)} is not distinct Spades Treasures of the seat's own")
+            raise _illegal(kind, answer, "not distinct Spades Treasures of the seat's own")
         return tuple(cards)
     if answer is None and None in options:
         return None
@@ -94,10 +107,10 @@ def check_answer(decision: Decision, answer: Any) -> Any:
             for option in options:
                 if option is not None and tuple(option) == wanted:
                     return option
-        raise IllegalAnswer(f"steal: {safe_repr(answer)} is not one of the {len(options) - 1} options nor None")
+        raise _illegal(kind, answer, f"not one of the {len(options) - 1} options nor None")
     card = exact_int(answer)
     if card is None or card not in options:
-        raise IllegalAnswer(f"{kind}: {safe_repr(answer)} is not one of the options")
+        raise _illegal(kind, answer, "not one of its options" + (" nor None" if None in options else ""))
     return card
 
 
