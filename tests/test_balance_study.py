@@ -450,6 +450,26 @@ def test_the_reference_players_power_values_say_whose_they_are_and_label_its_mis
     assert "search: spades (misplayed)" in ticks and "search: hearts (misplayed?)" in ticks
 
 
+def test_the_verdict_says_whether_every_power_the_reference_player_can_decline_is_worth_at_least_zero():
+    from treasure_sim.study import designer
+
+    def values(hearts_high: float) -> pd.DataFrame:
+        rows = [("spades", 1.0, -2.0, 4.0), ("hearts", -4.0, -8.0, hearts_high), ("diamonds", 3.0, 1.0, 5.0),
+                ("clubs", -6.0, -9.0, -3.0)]  # clubs cannot be declined: never on this line
+        return pd.DataFrame([{"entrant": e, "what": w, "metric": m, "value": v, "low": lo, "high": hi, "flag": ""}
+                             for e in ("search", "equity") for w, v, lo, hi in rows for m in causal.METRICS])
+
+    who = {"search": "the reference player at budget 50", "equity": "`equity`"}
+    ok, = designer.declinable_lines(values(0.5), who)  # only the reference player gets the line
+    assert ok.startswith("Every power the reference player at budget 50 can decline is worth at least 0 to it "
+                         "within its interval") and "hearts −4.0 [−8.0, +0.5]" in ok and "clubs" not in ok
+    bad, = designer.declinable_lines(values(-0.5), who)
+    assert bad.startswith("Not every power the reference player at budget 50 can decline is worth at least 0")
+    assert "hearts −4.0 [−8.0, −0.5] net; hearts " in bad and "the reference player's misplays" in bad
+    assert "spades" not in bad and "clubs" not in bad
+    assert designer.declinable_lines(values(-0.5), {"equity": "`equity`"}) == []
+
+
 def test_the_designers_page_of_a_reference_study_names_the_reference_player_and_its_budget(tmp_path, capsys):
     """The search player studied at its default budget (no params): the page reads the budget through the loader."""
     from treasure_sim.cli.options import strategy_defaults
@@ -490,6 +510,7 @@ cards = ["Ac"]
     assert f"to {budget} in this field" in section4
     assert f"Powers, worth most (values to the studied bot in this field): to {budget} (`search`) " in printed
     assert f"Starting Treasures for {budget} (`search`), per suit" in printed
+    assert f"power {budget} can decline is worth at least 0 to it within its interval" in printed
 
 
 def test_the_strength_ceiling_is_flagged_and_net_still_counts_the_rungs():

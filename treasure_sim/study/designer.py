@@ -351,6 +351,33 @@ def power_reading(values: pd.DataFrame, who: Mapping[str, str] | None = None) ->
                      "bots either way."]
 
 
+def declinable_lines(powers: pd.DataFrame, who: Mapping[str, str] | None = None) -> list[str]:
+    """For each studied entrant that is the reference player (named in ``who``): whether every power it could
+    decline (Spades, Hearts, Diamonds) is worth at least 0 within its interval, in net and in strength (issue 27's
+    test of the player: a power it uses well never costs it); the ones that are not are its misplays."""
+    lines = []
+    for entrant in dict.fromkeys(powers["entrant"]):
+        plain = f"`{entrant}`"
+        if who is None or who.get(entrant, plain) == plain:
+            continue
+        mine = powers[(powers["entrant"] == entrant) & powers["what"].isin(DECLINABLE)]
+        if mine.empty:
+            continue
+        below = [r for r in records(mine) if r["high"] < 0]
+        net = mine[mine["metric"] == "net"]
+        figures = ", ".join(f"{r['what']} {_fmt(r['value'], r['low'], r['high'], '+.1f')}" for r in records(net))
+        if not below:
+            lines.append(f"Every power {who[entrant]} can decline is worth at least 0 to it within its interval, in "
+                         f"net and in strength (net chips a game: {figures})")
+        else:
+            lines.append(f"Not every power {who[entrant]} can decline is worth at least 0 to it within its interval: "
+                         + "; ".join(f"{r['what']} {_fmt(r['value'], r['low'], r['high'], UNITS[r['metric']][1])} "
+                                     f"{r['metric']}" for r in below)
+                         + ". It could have declined them: these are the reference player's misplays, not costs of "
+                         "the powers")
+    return lines
+
+
 def rule_comparison(study: causal.Study, groups: dict[str, causal.Arm], multiplicity: str = "holm"
                     ) -> pd.DataFrame:
     """Each rules variant's games (the ladder at the base lineup's rung) against the base arm, paired by deal:
@@ -430,6 +457,7 @@ def _verdict(study: causal.Study, base_games: pd.DataFrame, compared: pd.DataFra
             line += "; misplayed by the studied bot (better barred, though it could decline): " + ", ".join(
                 dict.fromkeys(f"{name(r['entrant'])} {r['what']}" for r in misplays))
         lines.append(line)
+        lines += declinable_lines(powers, who)
     if suits is not None and not suits.empty:
         net = suits[suits["metric"] == "net"]
         lines.append(f"Starting Treasures for {name(endow_entrant)}, per suit (chips a game, mean over its ranks): "
@@ -446,7 +474,10 @@ def _verdict(study: causal.Study, base_games: pd.DataFrame, compared: pd.DataFra
                 if r["ceiling"]:
                     text += f" (strength at its ceiling at {r['ceiling']})"
                 parts.append(text)
-            lines.append(f"Skill depth of {name(first['entrant'])} ({first['param']} {' → '.join(values)}), rungs told "
+            climber = str(first["entrant"])  # its budget rises along the ladder: no "at budget N" here
+            climbing = (f"the reference player (`{climber}`)" if who.get(climber, f"`{climber}`") != f"`{climber}`"
+                        else f"`{climber}`")
+            lines.append(f"Skill depth of {climbing} ({first['param']} {' → '.join(values)}), rungs told "
                          f"apart by strength/net/head-to-head with `{first['opponent']}`: " + "; ".join(parts))
     if share is not None:
         lines.append(f"Luck: who plays explains {_fmt(share.mean, share.low, share.high, '.2f')} of the variance of an "
