@@ -81,6 +81,38 @@ def test_stepped_by_hand_it_plays_the_engines_games() -> None:
         assert state.table.hand_no == result.hands_played
 
 
+def test_a_driver_told_every_decision_plays_the_same_games_and_tells_what_a_stepper_meets() -> None:
+    """``Game(on_decision=...)`` (a replay's count of decisions) is told exactly the decisions a caller stepping the
+    state meets, the questions whose default a bot keeps included, and the games do not change."""
+    from treasure_sim import Game
+
+    rules = RuleSet(max_hands=30)
+    for seed in range(4):
+        names = ("random", "rock", "treasure_hunter", "calling_station")[: 2 + seed % 3]
+        told: list[tuple] = []
+
+        def tell(state, d, told=told):
+            told.append((state.table.hand_no, d.seat, d.kind, d.options))
+
+        game = Game([load_strategy(n) for n in names], rules, seed, on_decision=tell)
+        result = game.play()
+        assert result.final_money == play_game([load_strategy(n) for n in names], rules, seed=seed).final_money
+        bots = [load_strategy(n) for n in names]
+        key = root_key(seed)
+        for s, bot in enumerate(bots):
+            bot.setup(s, len(bots), rules, np.random.default_rng(derive(key, "bot", s)))
+        state, met = GameState.new(len(bots), rules, seed), []
+        while not state.over:
+            d = state.decision(through_hands=False)
+            if d is not None:
+                met.append((state.table.hand_no, d.seat, d.kind, d.options))
+                state.apply(ask_bot(bots[d.seat], state, d))
+            elif state.phase == "hand_over":
+                for s in state.hand.order:
+                    bots[s].on_hand_end(state.record.public(s))
+        assert told == met and {kind for *_, kind, _ in told} >= {"bet", "keep_playing"}
+
+
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 10**6), n=st.integers(2, 6), clubs=st.booleans(), zone_limit=st.sampled_from([0, 2]),
        at_limit=st.sampled_from(["choose", "refuse", "discard_oldest"]), betting=st.sampled_from(

@@ -9,7 +9,7 @@ checked against the state's options.
 
 from __future__ import annotations
 
-from collections.abc import Container, Mapping, Sequence
+from collections.abc import Callable, Container, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -58,6 +58,9 @@ class Game:
     After every hand the chips and cards are checked (``integrity.py``); ``watch_code`` also checks that no engine
     code was replaced, which only in-process bot code that is not ours can do: a caller whose bots are all trusted
     (built-in, or isolated in their own processes) may turn it off (a tournament does; ~7% of its time).
+    ``on_decision(state, decision)`` is told every decision a seat faces, before its bot is asked, the questions
+    whose fixed default a bot keeps included (answered with that default, as without it): a replay counts the
+    decisions of a game this way; betting then runs decision by decision (the same games, somewhat slower).
     """
 
     def __init__(self, strategies: Sequence[Strategy], rules: RuleSet = RuleSet(),
@@ -69,6 +72,7 @@ class Game:
                  draw_seeds: Sequence[np.random.SeedSequence] | None = None,
                  decision_timeout: float | None = None, max_timeouts: int | None = 3,
                  restrict: Restrict | None = None, watch_code: bool = True,
+                 on_decision: Callable[[GameState, Decision], None] | None = None,
                  ends_game: tuple[type[BaseException], ...] = (KeyboardInterrupt,)) -> None:
         n = len(strategies)
         if not 2 <= n <= 10:
@@ -114,8 +118,11 @@ class Game:
         for seat in self.seats:  # each bot gets its own copy of the rules, in setup and in every observation
             seat.setup(n, table.bot_rules[seat.index], np.random.default_rng(seat_seeds[seat.index]))
         state.errors = [seat.errors for seat in self.seats]  # each seat's own list, kept up to date by it
-        state.asks = [frozenset(q.name for q in QUESTIONS.values() if not q.skippable or q.method in seat.asks)
+        every = frozenset(QUESTIONS)
+        state.asks = [every if on_decision is not None else  # the seat plays the default of what its bot keeps
+                      frozenset(q.name for q in QUESTIONS.values() if not q.skippable or q.method in seat.asks)
                       for seat in self.seats]
+        self._on_decision = on_decision
         self._told = any("on_hand_end" in seat.asks for seat in self.seats)  # anyone to tell after a hand?
         self._timed = decision_timeout is not None
         self._drive()  # the votes before the first hand
@@ -232,9 +239,10 @@ class Game:
         for a seat in ``outside`` (returned unanswered). A finished hand's record is kept and told on the way.
         With no seat outside, betting runs in the state's hot loop (`GameState.play_bets`)."""
         state = self.state
-        decision, play_bets, ask_bet, ask = state.decision, state.play_bets, self._ask_bet, self._ask
+        decision, play_bets, ask_bet, ask, told = state.decision, state.play_bets, self._ask_bet, self._ask, \
+            self._on_decision
         while True:
-            if state.phase == "bet" and not outside:
+            if state.phase == "bet" and not outside and told is None:
                 play_bets(ask_bet)
             d = decision(False)
             if d is None:
@@ -244,6 +252,8 @@ class Game:
             elif d.seat in outside:
                 return d
             else:
+                if told is not None:
+                    told(state, d)
                 ask(d)
 
     def _hand_over(self) -> None:

@@ -7,41 +7,40 @@ holds gives the same records. The replay is checked against the tables (every ha
 money) and refused if it differs: a bot that is not deterministic, or one that hit its time limit in the run,
 does not replay.
 
-The replay can also record every decision a bot faced (`Decision`): its kind and how many options it had. A
-bot's answer is passed through untouched, so the game is the same (a decision the engine does not put to a bot
-that keeps the base class's answer is put to it here, and the base class gives the answer the engine would have
-taken). Isolated bots (``isolate = true`` or ``command``) replay without this record.
+The replay can also record every decision a seat faced (`Decision`): its kind and how many answers it had, as the
+game state puts it (`Game`'s ``on_decision``); a question whose fixed default a bot keeps is counted too (the
+default answers it, as in the run), so the count is the game's, not the bot's.
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..game.cards import SUIT
+from ..game.gamestate import GameState
 from ..game.history import GameResult
+from ..game.questions import QUESTIONS
+from ..game.questions import Decision as GameDecision
 from ..game.rules import RuleSet
-from ..game.strategy import Action, Mixed, Observation, Steal, Strategy
 from .experiment import ConfigError, parse_experiment
 from .schedule import round_robin
 from .store import ResultsError, is_sweep_dir, read_games, read_hands, read_manifest
 from .tournament import Task, play_one
 
-DECISION_KINDS = ("bet", "spades", "hearts", "joker_treasure", "make_room", "steal")
-"""The decisions inside a hand, in the card's order (steps 4–10, 11, 12, 15, 14–15, 16). The vote before a hand
-(``keep_playing``) is not one of them."""
+DECISION_KINDS = tuple(kind for kind in QUESTIONS if kind != "keep_playing")
+"""The decisions inside a hand, in the card's order (steps 4–10, 11, 12, 15, 14–15, 16): the catalogue's questions
+but the vote before a hand (``keep_playing``)."""
 TREASURE_KINDS = DECISION_KINDS[1:]
 """The decisions about Treasures: every kind but betting."""
 
 
 class Decision(NamedTuple):
-    """One decision a seat faced: its hand, its kind (`DECISION_KINDS`) and how many answers it had.
+    """One decision a seat faced: its hand, its kind (`DECISION_KINDS`) and how many answers it had (a record of a
+    replay; the state's own question is `questions.Decision`).
 
     Options: at a bet, the legal action kinds (fold, check, call, raise; every raise size counts as one); Spades,
     every subset of the seat's Spades Treasures (2^k); Hearts, draw or not (2); the Joker Treasure, the cards it may
@@ -65,56 +64,17 @@ class ReplayedGame(NamedTuple):
     entrants: tuple[str, ...]  # the entrant's label, by seat
     rules: RuleSet
     result: GameResult
-    decisions: tuple[Decision, ...] | None  # None: not recorded (not asked, or an isolated bot sat)
+    decisions: tuple[Decision, ...] | None  # None: not asked for
 
 
-class _Recorder(Strategy):
-    """Passes every question to ``bot`` untouched and notes what kind it was and how many answers it had."""
-
-    def __init__(self, bot: Strategy, log: list[Decision]) -> None:
-        self._bot, self._log = bot, log
-        if getattr(bot, "enforces_own_timeout", False) is True:  # read by the seat from the instance
-            self.enforces_own_timeout = True
-
-    def __repr__(self) -> str:
-        return repr(self._bot)
-
-    def _note(self, obs: Observation, kind: str, options: int) -> None:
-        self._log.append(Decision(obs.hand_no, obs.seat, kind, options))
-
-    def setup(self, seat: int, n_players: int, rules: RuleSet, rng: np.random.Generator) -> None:
-        super().setup(seat, n_players, rules, rng)
-        self._bot.setup(seat, n_players, rules, rng)
-
-    def act(self, obs: Observation) -> Action | Mixed:
-        self._note(obs, "bet", len(obs.legal))
-        return self._bot.act(obs)
-
-    def move_spades(self, obs: Observation) -> list[int]:
-        self._note(obs, "spades", 2 ** sum(SUIT[c] == 0 for c in obs.my_treasures))
-        return self._bot.move_spades(obs)
-
-    def draw_heart(self, obs: Observation) -> bool:
-        self._note(obs, "hearts", 2)
-        return self._bot.draw_heart(obs)
-
-    def choose_joker_treasure(self, obs: Observation, options: tuple[int, ...]) -> int:
-        self._note(obs, "joker_treasure", len(options))
-        return self._bot.choose_joker_treasure(obs, options)
-
-    def make_room(self, obs: Observation, treasure: int) -> int | None:
-        self._note(obs, "make_room", len(obs.my_treasures) + 1)
-        return self._bot.make_room(obs, treasure)
-
-    def steal(self, obs: Observation, options: tuple[Steal, ...]) -> Steal | None:
-        self._note(obs, "steal", len(options) + 1)
-        return self._bot.steal(obs, options)
-
-    def keep_playing(self, obs: Observation) -> bool:
-        return self._bot.keep_playing(obs)
-
-    def on_hand_end(self, record: Any) -> None:
-        self._bot.on_hand_end(record)
+def _note(log: list[Decision]) -> Callable[[GameState, GameDecision], None]:
+    """What `Game` tells of each decision, noted as (hand, seat, kind, how many answers); the vote before a hand is
+    not noted. Spades may move any subset of the seat's Spades Treasures: 2^k answers."""
+    def note(state: GameState, d: GameDecision) -> None:
+        if d.kind != "keep_playing":
+            answers = 2 ** len(d.options) if d.kind == "spades" else len(d.options)
+            log.append(Decision(state.table.hand_no, d.seat, d.kind, answers))
+    return note
 
 
 def run_folder(folder: str | Path) -> Path:
@@ -165,14 +125,12 @@ def replay_games(folder: str | Path, game_ids: Iterable[int], *, decisions: bool
         task = Task(exp.name, exp.seed, exp.rules, exp.entrants, tables, exp.rotations, deal, deal + 1,
                     exp.decision_timeout, False, 0, exp.rotate == "cycle")
         log: list[Decision] = []
-        wrap: Callable[[Strategy], Strategy] | None = functools.partial(_Recorder, log=log) if decisions else None
-        result = play_one(task, game_id, deal, rotation, seats, wrap=wrap)
+        result = play_one(task, game_id, deal, rotation, seats, on_decision=_note(log) if decisions else None)
         recorded = hands[hands["game_id"] == game_id].sort_values("hand_no")
         _check(folder, game_id, result, [list(m) for m in recorded["money_after"]],
                [int(m) for m in rows["final_money"]])
-        isolated = any(exp.entrants[e].isolate for e in seats)
         yield ReplayedGame(folder, exp.name, game_id, deal, rotation, tuple(exp.entrants[e].label for e in seats),
-                           exp.rules, result, None if not decisions or isolated else tuple(log))
+                           exp.rules, result, tuple(log) if decisions else None)
 
 
 def _check(folder: Path, game_id: int, result: GameResult, money_after: Sequence[list[int]],

@@ -24,8 +24,10 @@ import pyarrow as pa
 from ..bots.driver import Game, StrategyError
 from ..bots.integrity import Tampering, engine_tampered
 from ..bots.isolated import IsolatedBot
+from ..game.gamestate import GameState
 from ..game.history import GameResult
 from ..game.phh import game_to_phhs
+from ..game.questions import Decision
 from ..game.rules import RuleSet
 from ..game.seeding import derive, hardened_root_key
 from ..game.strategy import Strategy
@@ -233,12 +235,13 @@ def void_result(game: Game, seat: int | None, message: str) -> GameResult:
 
 
 def play_one(task: Task, game_id: int, deal: int, rotation: int, seats: tuple[int, ...],
-             guard: Guard | None = None, wrap: Callable[[Strategy], Strategy] | None = None) -> GameResult:
+             guard: Guard | None = None,
+             on_decision: Callable[[GameState, Decision], None] | None = None) -> GameResult:
     """One game of the task. A bot that cannot be built plays benched (an error), or in a strict run is a
     `BotFailure`; a game whose chips, cards or engine code were tampered with (`integrity`), or that broke under
     an in-process bot, is voided naming the entrant (a `BotFailure` in a strict run). ``guard``: the watchdog's
-    (`watchdog.supervise`), which stamps every bot call. ``wrap`` (the replay's decision recorder, `replay.py`) is
-    applied to each in-process bot before it sits down."""
+    (`watchdog.supervise`), which stamps every bot call. ``on_decision``: told every decision a seat faces (the
+    replay's count of decisions, `replay.py`; `Game`)."""
     bots: list[Strategy] = []
     seeds = game_seeds(task.seed, deal, rotation, len(seats))
 
@@ -268,7 +271,7 @@ def play_one(task: Task, game_id: int, deal: int, rotation: int, seats: tuple[in
             entrant = task.entrants[e]
             try:
                 bot = make_bot(entrant, deal_key=seeds.deal_key, stderr_dir=task.stderr_dir)
-                bots.append(wrap(bot) if wrap is not None and not isinstance(bot, IsolatedBot) else bot)
+                bots.append(bot)
             except Exception as err:
                 why = (f"entrant {entrant.label!r} ({entrant.strategy or ' '.join(entrant.command)}) could not be "
                        f"built for game {game_id}: {type(err).__name__}: {err}")
@@ -280,7 +283,8 @@ def play_one(task: Task, game_id: int, deal: int, rotation: int, seats: tuple[in
         try:  # a strict game stops at a bot's setup here
             game = Game(bots, task.rules, None, deal_seed=seeds.cards, bot_seeds=seeds.bots, draw_seeds=seeds.draws,
                         quintets=False, strict=task.strict, decision_timeout=task.decision_timeout,
-                        watch_code=bool(able), ends_game=(),  # workers ignore Ctrl-C: a bot raised it
+                        watch_code=bool(able), on_decision=on_decision,
+                        ends_game=(),  # workers ignore Ctrl-C: a bot raised it
                         **entrant_setup(task, seats))
         except StrategyError as err:
             raise strategy_failure(err) from err
