@@ -1,48 +1,65 @@
 """Search: determinized Monte Carlo search over the steppable game state (the reference player, issue 27).
 
-For each question it rebuilds the position from what it sees (`resample.state_from_observation`, which draws the
-cards it cannot see uniformly), tries each of a few answers on a copy of that same determinization, plays the hand
-out with a fast rollout policy, and values the end of the hand; after ``k`` determinizations it takes the answer
-with the best mean value (bets: a `Mixed` softmax over the values, so the engine draws it).
+For each question it rebuilds the position from what it sees (`resample.state_from_observation`), tries each of a
+few answers on a copy of that same determinization, plays the hand out with a fast rollout policy, and values the
+end of the hand; after ``k`` determinizations it takes the answer with the best mean value (bets: a `Mixed`
+softmax over the values, so the engine draws it).
 
+- Ranges (``ranges``): the other seats' hole cards are not drawn uniformly at a betting or Spades decision but from
+  a range their bets this hand suggest (`_ranges`): every pair of unseen cards gets its strength on the board of
+  each betting round (its equity against one random hand, on ``range_samples`` shared completions, Clubs wilds
+  counted), and a seat that raises a share f of its decisions (counted over the game) is taken to raise with the
+  top f of its range, to call above the bottom share it folds facing bets, to check mostly below its raising range.
 - Answers tried. Bets: fold (when free only if the New Treasure is there to win), check or call, half pot, pot,
-  all in (deduplicated, clamped to the limits). Spades: every subset of its Spades (up to 3; else none or all).
-  Hearts: draw or stop. Joker Treasure, make_room, steal: every option.
-- Rollouts: everyone checks when free. Facing a bet it calls; the others call only with a hand whose category at
-  the end of this determinization's board (one batched evaluation per determinization) is what the bet's share of
-  the pot asks for (anything to 20%, a pair to 35%, two pair to 50%, three of a kind beyond), else fold: so a big
-  bet is called by the hands that beat it, not by everything. Spades stay, every Hearts card is drawn, the Joker
-  Treasure is the highest card, nobody makes room or steals. Common random numbers: every answer meets the same
-  cards.
-- Value, in chips, at the end of the hand: its stack, plus ``treasure_value`` per Treasure it holds less the mean
-  held by the others (so a steal is worth something and a Spades move costs a Treasure), plus ``win_value`` times
-  its chance to win the game: its share of the win when the hand ends the game (the deck ran out, the hand cap,
-  fewer than two can pay), else its share of the chips on the table.
+  all in (only when it is at most ``allin_pots`` pots; deduplicated, clamped to the limits). Spades: every subset
+  of its Spades (up to ``max_spades``; else none or all). Hearts: draw or stop. Joker Treasure, make_room, steal:
+  every option.
+- Rollouts: in the betting round under way a seat facing a bet calls when its strength now is what the bet's share
+  of the pot asks for, or when its hand at the end of this determinization's board is (a made hand calls); checked
+  to, an opponent whose hand is in its raising range bets half the pot, once; a seat seen folding for New
+  Treasures folds for one worth more than the pot. Later rounds are checked through. Spades stay, every Hearts card
+  is drawn; the Joker Treasure, make_room and steals are greedy by the Treasure valuation. Common random numbers:
+  every answer meets the same cards.
+- Value, in chips, at the end of the hand: its stack plus ``win_value`` times its chance to win the game: its
+  share of the win if the hand ends the game, else the chance that its lead (chips plus Treasures) over each other
+  seat survives a random walk of the hands left. A Treasure is worth ``treasure_value`` (fading over the last 10
+  hands) plus ``treasure_scale`` times what it is worth to its holder for the rest of the game (`TreasureModel`,
+  as `treasure_hunter` prices it: Clubs by the wilds it gives, Hearts by the draws, Diamonds by the steals in
+  reach).
 - Budget: ``iterations`` rollouts per decision, split across the answers tried; scaled down to a quarter where the
   pot (with the call) is under ``stake_chips``; one determinization for answers whose outcome no hidden card
   changes (Joker Treasure, make_room, steal); none for forced answers. Deterministic given its seed (``self.rng``).
-- keep_playing: always go on (searching the rest of a game is beyond a hand's rollout).
+- keep_playing: always go on.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from itertools import combinations
 
 import numpy as np
 
 from treasure_sim.game import evaluator
-from treasure_sim.game.cards import SPADES, SUIT, value_of
+from treasure_sim.game.cards import CLUBS, RANK, SPADES, SUIT, value_of
 from treasure_sim.game.gamestate import GameState
+from treasure_sim.game.history import HandRecord
 from treasure_sim.game.resample import state_from_observation
+from treasure_sim.game.rules import RuleSet
 from treasure_sim.game.strategy import CALL, CHECK, FOLD, RAISE, Action, Mixed, Observation, Steal, Strategy
+
+from ._montecarlo import unseen_cards
+from ._ranges import BOARD_AT_ROUND, ActionModel, BoardScores, pairs_of, rank01
+from ._treasure import TreasureModel, Valuer
 
 
 class SearchBot(Strategy):
     name = "search"
 
-    def __init__(self, iterations: int = 200, temperature: float = 0.05, treasure_value: float = 2.0,
-                 win_value: float = 100.0, stake_chips: float = 12.0, max_spades: int = 3) -> None:
+    def __init__(self, iterations: int = 200, temperature: float = 0.05, treasure_value: float = 3.0,
+                 treasure_scale: float = 1.0, win_value: float = 100.0, stake_chips: float = 12.0,
+                 max_spades: int = 3, ranges: bool = True, range_samples: int = 12, allin_pots: float = 2.0,
+                 min_hands_left: float = 4.0) -> None:
         if iterations < 1:
             raise ValueError(f"iterations must be >= 1, got {iterations}")
         if temperature <= 0:
@@ -50,14 +67,88 @@ class SearchBot(Strategy):
         self.iterations = iterations
         self.temperature = temperature
         self.treasure_value = treasure_value
+        self.treasure_scale = treasure_scale
+        self.treasure_model = TreasureModel()
+        self._valuer: tuple[tuple, Valuer | None] = ((), None)
         self.win_value = win_value
         self.stake_chips = stake_chips
         self.max_spades = max_spades
+        self.ranges = ranges
+        self.allin_pots = allin_pots
+        self.min_hands_left = min_hands_left
+        self.range_samples = range_samples
+        self.model = ActionModel(2)
+        self._moves = [0.0, 0]  # sum of squared chips won or lost per seat and hand, hands
+        self._spread = 50.0
+        self._late = 1.0
+        self._boards: dict[tuple[int, int], BoardScores] = {}  # (hand_no, board cards) -> the pairs' scores
         self.rollouts = 0  # rollouts played so far (for benchmarks)
         self.searches = 0  # decisions searched so far
         self.asked: set[str] = set()  # the methods the engine has called (for tests)
         self._zones: tuple[int, tuple] = (-1, ())  # (hand_no, zones) at its last betting decision
         self._moved: tuple[int, tuple[int, ...]] = (-1, ())  # (hand_no, Spades it moved)
+
+    def setup(self, seat: int, n_players: int, rules: RuleSet, rng: np.random.Generator) -> None:
+        super().setup(seat, n_players, rules, rng)
+        self.model = ActionModel(n_players)
+        self._moves = [0.0, 0]
+        self._boards = {}
+        self._zones = (-1, ())
+        self._moved = (-1, ())
+
+    def on_hand_end(self, record: HandRecord) -> None:
+        self.model.update(record)
+        self._moves[0] += sum(p * p for p in record.payouts) / max(sum(record.in_hand), 1)
+        self._moves[1] += 1
+
+    def _swing(self) -> float:
+        """The mean square of a seat's chips won or lost in a hand this game (prior: 8 chips, weight 10 hands)."""
+        return (self._moves[0] + 10 * 64.0) / (self._moves[1] + 10)
+        self._boards = {}
+
+    # ----- ranges -------------------------------------------------------------------------------------------
+    def _board(self, obs: Observation, board_len: int, unseen: list[int]) -> BoardScores:
+        """The pairs' scores on the board of ``board_len`` shared cards, memoized for the hand."""
+        key = (obs.hand_no, board_len)
+        got = self._boards.get(key)
+        if got is None:
+            got = self._boards[key] = BoardScores(obs.shared[:board_len], unseen, obs.hand[:2], self.rng,
+                                                  self.range_samples)
+        return got
+
+    def _ranges(self, obs: Observation, moved: dict[int, tuple[int, ...]]) -> Ranges | None:
+        """The hidden hole cards' ranges at a betting or Spades decision: per opponent still in, weights over the
+        pairs it could hold from its actions this hand (`ActionModel`: its strength ranked within its range), its
+        strength now (equity against my possible hands), and my equity against its range."""
+        if not self.ranges or obs.phase not in ("bet", "spades"):
+            return None
+        gone = {c for cards in moved.values() for c in cards}
+        unseen = [c for c in unseen_cards(obs).tolist() if c not in gone]
+        pa, pb = pairs_of(unseen)
+        if len(pa) == 0:
+            return None
+        me = obs.wild_ranks
+        now = self._board(obs, len(obs.shared), unseen)
+        cols_now = now.index[pa, pb]
+        ranges = Ranges(pa, pb)
+        for o in obs.active:
+            if o == obs.seat or obs.revealed[o] is not None:
+                continue
+            wild = _wild_mask(obs, o)
+            strength = {}
+            for r in {a.round for a in obs.history if a.seat == o}:
+                board = self._board(obs, BOARD_AT_ROUND[r], unseen)
+                strength[r] = rank01(board.strength(wild, me)[board.index[pa, pb]])
+            w = self.model.likelihood(o, obs.history, strength, len(pa))
+            w = w / w.sum()
+            q_now = now.strength(wild, me)
+            full = np.zeros(now.n)
+            full[cols_now] = w
+            rank_now = np.zeros(now.n)
+            rank_now[cols_now] = rank01(q_now[cols_now])
+            ranges.add(o, w, now.index, q_now, rank_now, now.mine_against(me, wild, full),
+                       1.0 - self.model.raise_share(o), self.model.fold_share(o), self.model.free_fold_share(o))
+        return ranges
 
     # ----- the search ---------------------------------------------------------------------------------------
     def _budget(self, obs: Observation) -> int:
@@ -84,59 +175,130 @@ class SearchBot(Strategy):
         """Mean value of each answer over ``k`` determinizations (every answer meets the same ones)."""
         me = obs.seat
         moved = self._moved_spades(obs)
+        ranges = self._ranges(obs, moved)
+        if self._valuer[0] != (obs.hand_no, obs.treasures):
+            self._valuer = ((obs.hand_no, obs.treasures), self.treasure_model.at(obs))
+        # how far the chips may still move: the hands left times the chips a hand moves (seen so far), as the
+        # scale of a normal's spread (times sqrt 2 for a difference of two stacks)
+        left = max(self._valuer[1].hands_left, self.min_hands_left)
+        self._spread = max(math.sqrt(2.0 * left * self._swing()), 1.0)
+        self._late = min(1.0, self._valuer[1].hands_left / 10.0)  # a card's flat worth fades in the last 10 hands
         sums = [0.0] * len(answers)
         for _ in range(k):
-            root = state_from_observation(obs, self.rng, moved=moved, **given)
-            strength = _final_categories(root)
+            holes = ranges.sample(self.rng) if ranges is not None else None
+            folding = ranges.folding(self.rng) if ranges is not None else ()
+            root = state_from_observation(obs, self.rng, moved=moved, holes=holes, **given)
             for i, answer in enumerate(answers):
                 state = root.clone() if i < len(answers) - 1 else root
                 state.apply(answer)
-                sums[i] += self._rollout(state, me, strength)
+                sums[i] += self._rollout(state, me, ranges, folding)
         self.searches += 1
         self.rollouts += k * len(answers)
         return [s / k for s in sums]
 
-    def _rollout(self, state: GameState, me: int, strength: list[int]) -> float:
-        """Play the hand out and value its end for ``me``. Everyone checks when free; facing a bet, ``me`` calls and
-        the others call only with a final hand category (``strength``) that the bet's share of the pot asks for;
-        default Treasure steps."""
-        while (d := state.decision(through_hands=False)) is not None:
+    def _rollout(self, state: GameState, me: int, ranges: Ranges | None, folding: Collection[int] = ()) -> float:
+        """Play the hand out and value its end for ``me``. In the betting round under way, a seat facing a bet calls
+        when its hand's percentile now is what the bet's share of the pot asks for (``me`` by its own percentile,
+        the others by their sampled hole cards, loosened for a seat that seldom folds), else folds; checked to, an
+        opponent whose percentile is in its raising range bets half the pot, once. Later rounds are checked
+        through. Spades stay, every Hearts card is drawn, the Joker Treasure is the highest card, nobody makes room
+        or steals. The seats in ``folding`` fold at their first free decision while a New Treasure is there (as
+        often as they have been seen to)."""
+        h = state.hand
+        rnd = h.round if h is not None else -1
+        opened = [False]
+        valuer = self._valuer[1] if self.treasure_scale else None
+        final = _final_categories(state) if ranges is not None else []
+        nt = h.new_treasure if h is not None else None
+        worth_nt = {s: (valuer.value(nt, s) if valuer is not None else self.treasure_value) + self.treasure_value
+                    for s in folding} if nt is not None else {}
+
+        def ask(s: int, lim, my_bet: int, legal) -> tuple[str, int]:
+            hand = state.hand
+            if lim[0] == 0:
+                if s in folding and hand.new_treasure is not None and hand.pot <= worth_nt.get(s, 0.0):
+                    return FOLD, my_bet  # a seat that folds for the New Treasure, when it is worth more than the pot
+                if s != me and not opened[0] and lim[2] and hand.round == rnd and ranges is not None \
+                        and s in ranges.weights and ranges.now(s, hand.hole[s])[1] >= ranges.top[s]:
+                    opened[0] = True
+                    return RAISE, min(max(my_bet + (hand.pot + 1) // 2, lim[1]), lim[2])
+                return CHECK, my_bet
+            share = lim[0] / (hand.pot + lim[0])
+            if ranges is None:
+                return CALL, my_bet + lim[0]
+            if s == me:
+                q, loose = min(ranges.mine.values(), default=0.5), 1.0
+            elif s in ranges.weights:
+                if final[s] >= _needed(share):  # a made hand at the end of this board calls
+                    return CALL, my_bet + lim[0]
+                q, loose = ranges.now(s, hand.hole[s])[0], min(1.0, ranges.bottom[s] / 0.3)
+            else:
+                return CALL, my_bet + lim[0]
+            return (CALL, my_bet + lim[0]) if q >= min(share + 0.05, 0.95) * loose else (FOLD, my_bet)
+
+        while True:
+            if state.phase == "bet":
+                state.play_bets(ask)
+                continue
+            d = state.decision(through_hands=False)
+            if d is None:
+                break
             kind = d.kind
             if kind == "bet":
-                lim = d.limits
-                if lim[0] == 0:
-                    state.bet(CHECK, d.my_bet)
-                elif d.seat != me and strength[d.seat] < _needed(lim[0] / (state.hand.pot + lim[0])):
-                    state.bet(FOLD, d.my_bet)
-                else:
-                    state.bet(CALL, d.my_bet + lim[0])
-            elif kind == "spades":
+                continue
+            if kind == "spades":
                 state.answer(())
             elif kind == "hearts":
                 state.answer(True)
-            elif kind == "joker_treasure":
-                state.answer(d.default)
             elif kind == "keep_playing":  # a hand boundary reached without a pause: stop here
                 break
-            else:  # make_room, steal
-                state.answer(None)
+            elif valuer is None:
+                state.answer(d.default if kind == "joker_treasure" else None)
+            elif kind == "steal":  # greedy: the card worth most to it plus what the victim loses, less its Diamond
+                state.answer(_greedy_steal(valuer, d.seat, d.options))
+            elif kind == "joker_treasure":
+                state.answer(max(d.options, key=lambda c, s=d.seat: valuer.value(c, s)))
+            else:  # make_room: give up its cheapest Treasure for a dearer one
+                zone = state.table.treasures[d.seat]
+                cheap = min(zone, key=lambda c, s=d.seat: valuer.value(c, s))
+                new = d.treasure
+                take = new is not None and valuer.value(new, d.seat) > valuer.value(cheap, d.seat)
+                state.answer(cheap if take and cheap in d.options else None)
         return self._value(state, me)
 
     def _value(self, state: GameState, me: int) -> float:
+        """Chips at the end of the hand: its stack plus ``win_value`` times its chance to win the game. If the hand
+        ends the game, that chance is its share of the win; else its share of every seat's chips plus Treasures
+        (each card at what it is worth to its holder for the rest of the game, `TreasureModel`; a seat that cannot
+        pay the next ante counts nothing)."""
         t = state.table
-        zones, values = t.treasures, t.values
-        worth = [sum(self.treasure_value + 0.01 * values[c] for c in z) for z in zones]
-        others = (sum(worth) - worth[me]) / max(t.n - 1, 1)
-        value = t.money[me] + worth[me] - others
-        if self.win_value:
-            money = t.money
-            if _ends_game(state):
+        money = t.money
+        if _ends_game(state):
+            value = float(money[me])
+            if self.win_value:
                 top = max(money)
                 if money[me] == top:
                     value += self.win_value / sum(1 for m in money if m == top)
-            else:  # the game goes on: its chance to win it, taken as its share of the chips
-                value += self.win_value * money[me] / max(sum(money), 1)
-        return value
+            return value
+        zones, values = t.treasures, t.values
+        valuer = self._valuer[1] if self.treasure_scale else None
+        scale, flat = self.treasure_scale, self.treasure_value * self._late
+        if valuer is None:
+            worth = [sum(flat + 0.01 * values[c] for c in z) for z in zones]
+        else:
+            worth = [sum(flat + 0.01 * values[c] + scale * valuer.value(c, s) for c in z) for s, z in enumerate(zones)]
+        # its chance to win the game: to end ahead of every other seat that can still pay, each lead (chips plus
+        # Treasures) against a random walk of the hands left
+        ante = state.rules.ante_at(t.hand_no + 1)
+        if money[me] < ante:
+            return float(money[me])
+        mine = money[me] + worth[me]
+        spread = self._spread
+        p = 1.0
+        for s in range(t.n):
+            if s != me and money[s] >= ante:
+                p *= 0.5 * math.erfc((money[s] + worth[s] - mine) / spread)
+        return money[me] + self.win_value * p
 
     # ----- betting ---------------------------------------------------------------------------------------------
     def act(self, obs: Observation) -> Action | Mixed:
@@ -159,7 +321,10 @@ class SearchBot(Strategy):
             high = max(obs.bets)
             pot = obs.pot + obs.to_call
             totals = []
-            for target in (high + pot / 2, high + pot, obs.max_raise_to):
+            targets = [high + pot / 2, high + pot]
+            if obs.max_raise_to <= high + self.allin_pots * pot:  # all in only where it is not a huge overbet
+                targets.append(obs.max_raise_to)
+            for target in targets:
                 total = int(min(max(round(target), obs.min_raise_to), obs.max_raise_to))
                 if total not in totals:
                     totals.append(total)
@@ -221,6 +386,86 @@ class SearchBot(Strategy):
         answers: list[Steal | None] = [None, *options]
         values = self._values(obs, answers, 1, options=options)
         return answers[int(np.argmax(values))]
+
+
+class Ranges:
+    """The hidden hole cards' ranges at one decision: the pairs (``pa``, ``pb``); per opponent its normalized weights
+    over them, its strength now per pair (``q``: equity against my possible hands; ``rank``: the same ranked within
+    its range, by the column ``index``), my equity against its range (``mine``), its raising threshold in range
+    rank (``top``), its fold share facing bets (``bottom``) and its share of folds for the New Treasure."""
+
+    def __init__(self, pa: np.ndarray, pb: np.ndarray) -> None:
+        self.pa, self.pb = pa, pb
+        self.seats: list[int] = []
+        self.weights: dict[int, np.ndarray] = {}
+        self.index: np.ndarray | None = None
+        self.q: dict[int, np.ndarray] = {}
+        self.rank: dict[int, np.ndarray] = {}
+        self.mine: dict[int, float] = {}
+        self.top: dict[int, float] = {}
+        self.bottom: dict[int, float] = {}
+        self.free_fold: dict[int, float] = {}
+
+    def add(self, seat: int, weights: np.ndarray, index: np.ndarray, q: np.ndarray, rank: np.ndarray, mine: float,
+            top: float, bottom: float, free_fold: float) -> None:
+        self.seats.append(seat)
+        self.weights[seat], self.index = weights, index
+        self.q[seat], self.rank[seat], self.mine[seat] = q, rank, mine
+        self.top[seat], self.bottom[seat], self.free_fold[seat] = top, bottom, free_fold
+
+    def now(self, seat: int, hole: tuple[int, ...]) -> tuple[float, float]:
+        """(strength, rank in its range) of ``seat``'s hole cards now."""
+        i = self.index[hole[0], hole[1]] if self.index is not None else -1
+        if i < 0:
+            return 0.5, 0.5
+        return float(self.q[seat][i]), float(self.rank[seat][i])
+
+    def folding(self, rng: np.random.Generator) -> tuple[int, ...]:
+        """The opponents who will fold for the New Treasure in this determinization, each by its free-fold share."""
+        draws = rng.random(len(self.seats))
+        return tuple(s for s, u in zip(self.seats, draws, strict=True) if u < self.free_fold[s])
+
+    def sample(self, rng: np.random.Generator) -> dict[int, tuple[int, int]]:
+        """Hole cards for each opponent still in, drawn from its weights, no card twice."""
+        holes: dict[int, tuple[int, int]] = {}
+        used: list[int] = []
+        for s in self.seats:
+            w = self.weights[s]
+            if used:
+                clash = np.isin(self.pa, used) | np.isin(self.pb, used)
+                w = np.where(clash, 0.0, w)
+                total = w.sum()
+                if total <= 0:
+                    continue
+                w = w / total
+            i = min(int(np.searchsorted(np.cumsum(w), rng.random() * w.sum())), len(w) - 1)
+            holes[s] = (int(self.pa[i]), int(self.pb[i]))
+            used.extend(holes[s])
+        return holes
+
+
+def _greedy_steal(valuer: Valuer, seat: int, options: tuple) -> Steal | None:
+    """The steal with the largest gain to ``seat`` (the card's worth to it plus the victim's loss, less its
+    Diamond), or None when none gains."""
+    best, gain = None, 0.0
+    for o in options:
+        if o is None:
+            continue
+        g = valuer.value(o.card, seat) + valuer.value(o.card, o.victim) - valuer.value(o.diamond, seat)
+        if g > gain:
+            best, gain = o, g
+    return best
+
+
+def _wild_mask(obs: Observation, seat: int) -> int:
+    """The 13-bit mask of ranks wild for ``seat`` (its Clubs Treasures), as far as ``obs`` shows."""
+    if not obs.rules.clubs:
+        return 0
+    mask = 0
+    for c in obs.treasures[seat]:
+        if SUIT[c] == CLUBS:
+            mask |= 1 << RANK[c]
+    return mask
 
 
 def _final_categories(state: GameState) -> list[int]:

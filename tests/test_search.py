@@ -44,7 +44,7 @@ def chance(answer, kind: str) -> float:
 
 # ----- legal, deterministic, cheap where nothing is at stake -----------------------------------------------------
 def test_it_plays_whole_games_legally_and_the_same_game_twice_for_a_seed() -> None:
-    rules = RuleSet(max_hands=12)
+    rules = RuleSet(max_hands=20)
     results = []
     for _ in range(2):
         bots = [load_strategy("search"), load_strategy("equity", rollouts=16),
@@ -166,9 +166,10 @@ def test_it_steals_when_it_can() -> None:
 
 # ----- stacked positions: betting ------------------------------------------------------------------------------
 def river(hole0: str, shove: bool) -> tuple[GameState, object]:
-    """Heads-up on the river, seat 0 to act: facing an all-in of 99 into a pot of 2, or checked to."""
-    rules = RuleSet()
-    deck = stacked(2, {0: hole0, 1: "9c 8c"}, dealer=1, new="6d", shared="Ah Jh Th 2c 3d")
+    """Heads-up on the river, seat 0 to act: facing an all-in of 99 into a pot of 2, or checked to. No New Treasure:
+    with one, a bet that makes the other fold hands it the card, which in a pot of 2 is worth more than the pot."""
+    rules = RuleSet(new_treasure=False)
+    deck = stacked(2, {0: hole0, 1: "9c 8c"}, dealer=1, shared="Ah Jh Th 2c 3d")
     state = GameState.new(2, rules, 3, deck=deck, dealer=1)
     for _ in range(3):  # rounds 0-2: both check
         reach(state, "bet", 1)
@@ -192,3 +193,37 @@ def test_it_calls_with_the_nuts_and_folds_junk_to_a_huge_bet() -> None:
 def test_it_bets_the_nuts_when_checked_to() -> None:
     state, d = river("Kh Qh", shove=False)
     assert chance(searcher(2, state.rules).act(state.observation(d)), "raise") > 0.9
+
+
+# ----- the range model -------------------------------------------------------------------------------------------
+def test_resample_gives_hidden_seats_the_hole_cards_asked_for() -> None:
+    state = GameState.new(3, RuleSet(), 2)
+    d = reach(state, "bet", 0)
+    obs = state.observation(d)
+    unseen = [c for c in range(54) if c not in obs.hand and c != obs.new_treasure]
+    holes = {1: (unseen[0], unseen[1]), 2: (unseen[2], unseen[3])}
+    from treasure_sim.game.resample import state_from_observation
+    rebuilt = state_from_observation(obs, np.random.default_rng(1), holes=holes)
+    assert rebuilt.hand.hole[1] == holes[1] and rebuilt.hand.hole[2] == holes[2]
+    assert rebuilt.observation(rebuilt.decision()) == obs
+    import pytest
+    with pytest.raises(ValueError):
+        state_from_observation(obs, np.random.default_rng(1), holes={1: (obs.hand[0], unseen[0])})
+
+
+def test_a_raise_moves_the_range_towards_strong_hands() -> None:
+    """After the other seat raises, the hole cards the search samples for it are stronger than uniform ones."""
+    from strategies._ranges import BoardScores
+    rules = RuleSet(new_treasure=False)
+    state = GameState.new(2, rules, 7, dealer=0)  # seat 1 acts first
+    d = reach(state, "bet", 0, answers={1: [Action.raise_to(6)]})
+    obs = state.observation(d)
+    bot = searcher(2, rules)
+    ranges = bot._ranges(obs, {})
+    assert ranges is not None and ranges.seats == [1]
+    board = BoardScores((), [c for c in range(54) if c not in obs.hand], obs.hand, np.random.default_rng(0), 12)
+    strength = board.strength(0, 0)[board.index[ranges.pa, ranges.pb]]
+    weighted = float((ranges.weights[1] * strength).sum())
+    assert weighted > float(strength.mean()) + 0.1
+    draws = [ranges.sample(np.random.default_rng(i))[1] for i in range(50)]
+    assert all(len(set(h) | set(obs.hand)) == 4 for h in draws)  # never my cards

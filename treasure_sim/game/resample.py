@@ -43,14 +43,17 @@ _AFTER_BETS = ("spades", "hearts", "joker_treasure", "make_room", "steal")
 
 def state_from_observation(obs: Observation, rng: np.random.Generator, *, treasure: int | None = None,
                            options: Sequence[Steal | None] | None = None,
-                           moved: Mapping[int, Sequence[int]] | None = None) -> GameState:
+                           moved: Mapping[int, Sequence[int]] | None = None,
+                           holes: Mapping[int, Sequence[int]] | None = None) -> GameState:
     """A `GameState` waiting for ``obs.seat``'s answer to the question ``obs`` was shown for, consistent with all
     ``obs`` shows; what the seat cannot see is drawn uniformly from ``rng``. `ValueError` if ``obs`` is not a
     position the rules can reach (its history does not replay to its chips, or its cards do not add up).
 
     ``treasure``: for make_room, the card waiting to enter the zone (default the New Treasure). ``options``: for a
     steal, its options (they tell which Diamonds the seat held when step 16 began). ``moved``: per seat, Spades it
-    moved to its hand in step 11 this hand, as far as the seat knows (see the module notes).
+    moved to its hand in step 11 this hand, as far as the seat knows (see the module notes). ``holes``: per seat
+    whose hand it cannot see, two hole cards to give it (from the cards it has not seen; e.g. drawn from a range
+    its bets suggest) instead of drawing them; the rest is drawn as usual.
     """
     seat, n, rules = obs.seat, obs.n_players, obs.rules.replace()
     phase = "vote" if obs.phase == "keep_playing" else obs.phase
@@ -92,6 +95,8 @@ def state_from_observation(obs: Observation, rng: np.random.Generator, *, treasu
     hidden_seats = [o for o in range(n) if dealt and o != seat and obs.in_hand[o] and obs.revealed[o] is None]
     unseen = [c for c in full if c not in seen]
     rng.shuffle(unseen)
+    if holes:
+        unseen = _with_holes(unseen, hidden_seats, holes)
     pinned: dict[int, int] = {}  # a hidden seat's hole card known after all (the Joker Treasure's stand-in)
     under: list[int] = []  # a card known to be at the bottom of the deck (the New Treasure, spent this step)
     spare = len(unseen) - 2 * len(hidden_seats) - obs.deck_size
@@ -175,6 +180,22 @@ def state_from_observation(obs: Observation, rng: np.random.Generator, *, treasu
             held[seat] = list(dict.fromkeys(o.diamond for o in options if o is not None))
         state._held = held
     return state
+
+
+def _with_holes(unseen: list[int], hidden: Sequence[int], holes: Mapping[int, Sequence[int]]) -> list[int]:
+    """``unseen`` reordered so that each hidden seat in ``holes`` takes its given hole cards (the hidden seats take
+    two cards each, in order, from the front); the other cards keep their drawn order."""
+    given = [c for o in hidden if o in holes for c in holes[o]]
+    if len(set(given)) != len(given) or not set(given) <= set(unseen) \
+            or any(len(holes[o]) != 2 for o in hidden if o in holes):
+        raise ValueError(f"the hole cards {dict(holes)} are not two unseen cards a seat, each once")
+    taken = set(given)
+    rest = iter([c for c in unseen if c not in taken])
+    out: list[int] = []
+    for o in hidden:
+        out.extend(holes[o] if o in holes else (next(rest), next(rest)))
+    out.extend(rest)
+    return out
 
 
 def _seed(rng: np.random.Generator) -> int:

@@ -1,0 +1,196 @@
+"""Hand ranges for the search player: how strong each possible hole pair is, and how likely each is given a seat's
+bets so far.
+
+- `BoardScores`: for a board (0, 2, 4 or 5 shared cards), every pair of unseen cards scored on ``samples`` random
+  completions of the board (the same completions for every pair, one batched evaluator call per wild-rank mask).
+  A pair's *strength* for a seat is its equity against one random hand of another seat (each with its own Clubs
+  wilds), averaged over the completions: what the seat itself could know when it acted (no future cards).
+- `ActionModel`: per seat, how often it raises (of its bet decisions) and how often it folds facing a bet, counted
+  from the hands it has played (with a prior). A seat that raises a share ``f`` of the time is taken to raise with
+  the top ``f`` of its range; one that folds a share ``g`` facing bets, to call with the rest above the bottom
+  ``g``; a check when free says its hand is mostly below its raising range. The likelihood of a pair is the
+  product over the seat's actions this hand (soft steps, never 0: every bot bluffs or slow-plays sometimes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from treasure_sim.game import evaluator
+from treasure_sim.game.history import ActionEvent, HandRecord
+from treasure_sim.game.strategy import CALL, CHECK, FOLD, RAISE
+
+BOARD_AT_ROUND = (0, 2, 4, 5)  # shared cards showing in betting rounds 0..3
+
+
+def pairs_of(cards: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Every pair (a, b), a before b in ``cards``, as two index arrays of card ids."""
+    arr = np.asarray(cards, dtype=np.int64)
+    i, j = np.triu_indices(len(arr), 1)
+    return arr[i], arr[j]
+
+
+class BoardScores:
+    """Every pair of unseen cards (and my own hole cards, the last column), scored on ``samples`` random completions
+    of one board (the same completions for every pair), per wild-rank mask on demand (one batched evaluator call
+    each). ``index[a, b]``: the column of the pair (a, b), -1 if not a pair here."""
+
+    def __init__(self, board: Sequence[int], unseen: Sequence[int], mine: Sequence[int], rng: np.random.Generator,
+                 samples: int) -> None:
+        cards = np.asarray(unseen, dtype=np.int64)
+        self.pa, self.pb = pa, pb = pairs_of(cards)
+        self.n = n = len(pa)
+        self.index = np.full((54, 54), -1, dtype=np.int64)
+        self.index[pa, pb] = self.index[pb, pa] = np.arange(n)
+        need = 5 - len(board)
+        m = samples if need > 0 else 1
+        if need > len(cards) - 2:  # too few cards to complete the board: the board as it is
+            need, m = 0, 1
+        width = 2 + len(board) + need
+        rows = np.full((m, n + 1, width), -1, dtype=np.int8)
+        rows[:, :n, 0], rows[:, :n, 1] = pa, pb
+        rows[:, n, :2] = tuple(mine[:2])
+        rows[:, :, 2:2 + len(board)] = board
+        self.valid = np.ones((m, n), dtype=bool)
+        if need:
+            comps = cards[rng.random((m, len(cards))).argsort(axis=1)[:, :need]]
+            rows[:, :, 2 + len(board):] = comps[:, None, :]
+            for k in range(need):
+                self.valid &= (pa[None, :] != comps[:, k:k + 1]) & (pb[None, :] != comps[:, k:k + 1])
+        self.rows = rows.reshape(-1, width)
+        self.m = m
+        self._scores: dict[int, np.ndarray] = {}
+        self._strength: dict[tuple[int, int], np.ndarray] = {}
+
+    def scores(self, wild: int) -> np.ndarray:
+        """(samples, pairs + 1) scores for a seat with wild ranks ``wild``."""
+        got = self._scores.get(wild)
+        if got is None:
+            if self.n == 0:
+                got = np.zeros((self.m, 1), dtype=np.int64)
+            else:
+                got = evaluator.evaluate(self.rows, wild, validate=False).reshape(self.m, self.n + 1)
+            self._scores[wild] = got
+        return got
+
+    def strength(self, wild: int, against: int) -> np.ndarray:
+        """Per pair held by a seat with wild ranks ``wild``: the share of the pairs a seat with ``against`` could
+        hold that it beats (ties half), averaged over the completions: its equity against one random hand."""
+        key = (wild, against)
+        got = self._strength.get(key)
+        if got is None:
+            mine, ref = self.scores(wild)[:, :self.n], self.scores(against)[:, :self.n]
+            total, count = np.zeros(self.n), np.zeros(self.n)
+            for i in range(self.m):
+                ok = self.valid[i]
+                sorted_ref = np.sort(ref[i][ok])
+                if len(sorted_ref) == 0:
+                    continue
+                s = mine[i][ok]
+                lo = np.searchsorted(sorted_ref, s, "left")
+                hi = np.searchsorted(sorted_ref, s, "right")
+                total[ok] += (lo + hi) / 2 / len(sorted_ref)
+                count[ok] += 1
+            got = self._strength[key] = np.where(count > 0, total / np.maximum(count, 1), 0.5)
+        return got
+
+    def mine_against(self, wild: int, their_wild: int, weights: np.ndarray) -> float:
+        """My equity (hole cards, wild ranks ``wild``) against one seat's range: ``weights`` per column."""
+        me = self.scores(wild)[:, self.n]
+        them = self.scores(their_wild)[:, :self.n]
+        total = 0.0
+        for i in range(self.m):
+            w = weights * self.valid[i]
+            sw = w.sum()
+            if sw <= 0:
+                continue
+            total += (w[them[i] < me[i]].sum() + 0.5 * w[them[i] == me[i]].sum()) / sw
+        return total / self.m
+
+
+def rank01(values: np.ndarray) -> np.ndarray:
+    """Each value's rank among ``values``, scaled to 0..1 (its percentile in the range)."""
+    if len(values) < 2:
+        return np.full(len(values), 0.5)
+    return values.argsort(kind="stable").argsort() / (len(values) - 1)
+
+
+def _step(x: np.ndarray, soft: float) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-x / soft))
+
+
+class ActionModel:
+    """Per seat: raises per bet decision, and folds per decision facing a bet, counted over the hands played, with a
+    prior of ``prior`` decisions at ``raise_rate`` and ``fold_rate``."""
+
+    def __init__(self, n: int, raise_rate: float = 0.25, fold_rate: float = 0.3, prior: float = 8.0,
+                 soft: float = 0.08, floor: float = 0.08) -> None:
+        self.raise_rate, self.fold_rate, self.prior = raise_rate, fold_rate, prior
+        self.soft, self.floor = soft, floor
+        self.raises = [0] * n
+        self.decisions = [0] * n
+        self.folds = [0] * n
+        self.facing = [0] * n
+        self.hands = [0] * n  # hands it was dealt into
+        self.free_folds = [0] * n  # hands it folded in while checking was free (for the New Treasure)
+
+    def update(self, record: HandRecord) -> None:
+        for seat, dealt in enumerate(record.in_hand):
+            self.hands[seat] += dealt
+        for seat, kind, facing in _replay(record.actions):
+            if kind == FOLD and not facing:
+                self.free_folds[seat] += 1
+            self.decisions[seat] += 1
+            self.raises[seat] += kind == RAISE
+            if facing:
+                self.facing[seat] += 1
+                self.folds[seat] += kind == FOLD
+
+    def raise_share(self, seat: int) -> float:
+        return (self.raises[seat] + self.prior * self.raise_rate) / (self.decisions[seat] + self.prior)
+
+    def fold_share(self, seat: int) -> float:
+        return (self.folds[seat] + self.prior * self.fold_rate) / (self.facing[seat] + self.prior)
+
+    def free_fold_share(self, seat: int) -> float:
+        """The share of hands in which ``seat`` folded when it could check (prior: 3% of 10 hands)."""
+        return (self.free_folds[seat] + 0.3) / (self.hands[seat] + 10.0)
+
+    def likelihood(self, seat: int, actions: Sequence[ActionEvent], strength: dict[int, np.ndarray],
+                   n_pairs: int) -> np.ndarray:
+        """Per pair, the chance of ``seat``'s actions this hand: ``strength`` maps a betting round to the pairs'
+        percentiles on that round's board."""
+        w = np.ones(n_pairs)
+        top = 1.0 - self.raise_share(seat)
+        bottom = self.fold_share(seat)
+        soft, floor = self.soft, self.floor
+        for s, kind, _facing, rnd in _replay(actions, with_round=True):
+            if s != seat or kind == FOLD:
+                continue
+            q = strength[rnd]
+            if kind == RAISE:
+                w = w * (floor + (1 - floor) * _step(q - top, soft))
+            elif kind == CALL:
+                w = w * (floor + (1 - floor) * _step(q - bottom, soft))
+            elif kind == CHECK:
+                w = w * (1.0 - 0.8 * _step(q - top, soft))
+        return w
+
+
+def _replay(actions: Sequence[ActionEvent], with_round: bool = False):
+    """(seat, kind, facing a bet[, round]) for each betting action, in order."""
+    bets: dict[int, int] = {}
+    rnd, high = -1, 0
+    for a in actions:
+        if a.round != rnd:
+            rnd, high, bets = a.round, 0, {}
+        facing = high > bets.get(a.seat, 0)
+        if with_round:
+            yield a.seat, a.kind, facing, a.round
+        else:
+            yield a.seat, a.kind, facing
+        if a.kind in (CALL, RAISE):
+            bets[a.seat] = a.to
+            high = max(high, a.to)
