@@ -31,6 +31,21 @@ def _table(obs):
     return next(o for o in gc.get_objects() if type(o) is Table and o.hand_no == obs.hand_no
                 and tuple(o.money) == obs.money and o.zone_tuples == obs.treasures)
 
+class LateTamperer(Strategy):
+    """Plays honestly; once its game is over (dropped: ``__del__``) it makes the worst hand win every pot."""
+    def act(self, obs):
+        return Action.call()
+
+    def __del__(self):
+        import treasure_sim.game.gamestate as gs
+        if getattr(gs.split_pots, "_evil", False):
+            return
+        real = gs.split_pots
+        def evil(committed, contenders, scores, order):
+            return real(committed, contenders, {s: -v for s, v in scores.items()}, order)
+        evil._evil = True
+        gs.split_pots = evil
+
 class Honest(Strategy):
     """Calls: an outside in-process bot that tampers with nothing."""
     def act(self, obs):
@@ -238,13 +253,47 @@ def test_a_tournament_watches_the_code_only_at_tables_with_outside_in_process_bo
             super().__init__(*args, **kwargs)
 
     monkeypatch.setattr(tournament, "Game", Spy)
+    import treasure_sim.bots.loader as loader
+
+    monkeypatch.setattr(loader, "_OUTSIDE", [False])  # as in a process that never loaded a bot from outside
     builtin = parse_toml('name = "b"\ndeals = 1\ntable_size = 2\n[[entrants]]\nstrategy = "random"\n'
                          '[[entrants]]\nstrategy = "calling_station"\n[rules]\nmax_hands = 5\n')
-    for exp, expected in ((builtin, False), (_experiment(bot_file, "Honest", deals=1, hands=5), True)):
+    for make, expected in ((lambda: builtin, False), (lambda: _experiment(bot_file, "Honest", deals=1, hands=5), True)):
+        exp = make()  # the outside bot's file is loaded (checked) only now
         seen.clear()
         for task in plan_tasks(exp, [(0, exp.deals)], exp.deals, stderr_dir=None):
             tournament._play_task(task)
         assert seen and all(w is expected for w in seen), (exp.name, seen)
+    assert loader.outside_code_loaded()  # and from now on this process watches every table
+
+
+def test_code_replaced_after_an_outside_bots_game_voids_the_later_games_of_built_in_bots(bot_file, monkeypatch):
+    """An outside bot that replaces engine code once its own game is over (``__del__``) cannot change the games of
+    later tables in the same process, built-in bots only: they are watched too, voided, and nobody of theirs blamed."""
+    import treasure_sim.game.gamestate as gamestate
+    from treasure_sim.run.tournament import _play_task, plan_tasks
+
+    monkeypatch.setattr(gamestate, "split_pots", gamestate.split_pots)  # whatever the attack does is undone after
+    exp = parse_toml(textwrap.dedent(f"""
+        name = "late"
+        deals = 6
+        table_size = 2
+        [[entrants]]
+        strategy = "{bot_file}:LateTamperer"
+        label = "late"
+        [[entrants]]
+        strategy = "random"
+        [[entrants]]
+        strategy = "calling_station"
+        [rules]
+        max_hands = 20
+        """))
+    rows = [row for task in plan_tasks(exp, [(0, exp.deals)], exp.deals, stderr_dir=None)
+            for row in _play_task(task).tables["games"].to_pylist()]
+    late = {r["game_id"] for r in rows if r["entrant"] == "late"}
+    after = [r for r in rows if r["game_id"] not in late and r["game_id"] > min(late)]
+    assert after and all(r["end_reason"] == "void" for r in after), [(r["game_id"], r["end_reason"]) for r in after]
+    assert not any(r["errors"] for r in after)  # no built-in bot is named for it
 
 
 @pytest.mark.parametrize(("bot", "message"), [

@@ -56,8 +56,8 @@ class Game:
     make nothing wild for it, it is never offered Spades moves, Hearts draws or steals, and it never takes a New
     Treasure (seeds/rulings.md, "Restricted play"); its observations say so (``Observation.restricted``).
     After every hand the chips and cards are checked (``integrity.py``); ``watch_code`` also checks that no engine
-    code was replaced, which only in-process bot code that is not ours can do: a caller whose bots are all trusted
-    (built-in, or isolated in their own processes) may turn it off (a tournament does; ~7% of its time).
+    code was replaced, which only in-process bot code that is not ours can do: a caller whose process has run no
+    such code may turn it off (a tournament does: 9% of a worker's time on a table of built-in bots).
     ``on_decision(state, decision)`` is told every decision a seat faces, before its bot is asked, the questions
     whose fixed default a bot keeps included (answered with that default, as without it): a replay counts the
     decisions of a game this way; betting then runs decision by decision (the same games, somewhat slower).
@@ -260,7 +260,7 @@ class Game:
         record = self.state.record
         assert record is not None
         self._hands.append(record)
-        check_hand(self, self.state.hand, record)  # chips, cards and the engine's code as they must be (integrity.py)
+        check_hand(self, self.state.hand, record)  # chips, cards (and the code if watched) as they must be
         if self._told:
             for s in self.state.hand.order:  # in turn order
                 self.seats[s].on_hand_end(record)

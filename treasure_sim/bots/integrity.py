@@ -13,7 +13,8 @@ trust: ``docs/protocol.md``), but the engine notices what such tampering leaves 
   functions, classes and tables (`WATCHED`), in turn, are the objects it loaded with the code they were loaded
   with (all of them every 64 hands; `engine_tampered` checks all at once, and the functions' defaults, as a
   tournament does after every game); the evaluator's tables cannot be changed in place (tuples, read-only
-  arrays).
+  arrays). The code is watched unless the game says no outside code could have changed it (``Game.watch_code``:
+  a tournament process that has loaded no bot from outside the ``strategies`` package).
 
 A violation raises `Tampering` (a `StrategyError`), naming the seat whose stack is wrong or else the seat whose
 turn it was last in the hand; the tournament voids the game and names the entrant, and a strict run stops.
@@ -62,8 +63,8 @@ _kwdefaults = attrgetter("__kwdefaults__")
 
 SLICES = 64
 """The watched objects are checked a 64th at a time, one slice per hand (all of them every 64 hands; a tournament
-checks all of them after every game, `engine_tampered`), the showdown's scoring function at every hand: checking
-every one of them after every hand would cost more than a hand."""
+that watches the code checks all of them after every game, `engine_tampered`), the showdown's scoring function at
+every hand: checking every one of them after every hand would cost more than a hand."""
 
 
 class _Slice:

@@ -124,11 +124,22 @@ def _looks_like_file(target: str) -> bool:
     return target.endswith(".py") or "/" in target or "\\" in target
 
 
+_OUTSIDE = [False]
+
+
+def outside_code_loaded() -> bool:
+    """Whether this process has loaded a bot that is not a built-in one (a file, a module or a class of the caller's):
+    from then on its code could change the engine's, whichever table it sits at (`integrity`'s code watch)."""
+    return _OUTSIDE[0]
+
+
 def resolve(spec: str | type[Strategy]) -> type[Strategy]:
     """The Strategy class a spec names (see the module docstring); a class is returned as is."""
     if inspect.isclass(spec):
         if not issubclass(spec, Strategy):
             raise ValueError(f"{spec!r} is not a subclass of treasure_sim.Strategy")
+        if spec not in registry().values():
+            _OUTSIDE[0] = True
         return spec
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"a strategy spec must be a non-empty string, got {spec!r}; {_help()}")
@@ -144,6 +155,7 @@ def resolve(spec: str | type[Strategy]) -> type[Strategy]:
             if spec in table:
                 return table[spec]
             raise ValueError(f"unknown strategy {spec!r}; {_help()}")
+    _OUTSIDE[0] = True  # a file or module of the caller's: its code runs in this process from here on
     if _looks_like_file(target):
         module = _load_file(target, spec)
     else:

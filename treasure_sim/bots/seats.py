@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
+from operator import is_
 from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
@@ -78,7 +79,7 @@ def _plain_choices(answer: Any, lim: BetLimits) -> list[tuple[str, Any, float]] 
     actions, chances = answer  # an exact NamedTuple of ours: unpacking it runs no bot code
     if type(actions) is not tuple or type(chances) is not tuple or not 0 < len(actions) == len(chances) <= MAX_CHOICES:
         return None
-    if chances is not _CHANCES_READ[0]:  # a tuple is immutable: the one read last need not be read again
+    if chances is not _CHANCES_READ[0] or not all(map(is_, chances, _CHANCES_READ[1])):  # read last: not again
         total = 0.0
         for chance in chances:
             if type(chance) is not float or not 0.0 <= chance <= 1.0:
@@ -86,7 +87,7 @@ def _plain_choices(answer: Any, lim: BetLimits) -> list[tuple[str, Any, float]] 
             total += chance
         if abs(total - 1.0) > CHANCE_TOLERANCE:
             return None
-        _CHANCES_READ[0] = chances
+        _CHANCES_READ[:] = chances, list(chances)  # and its items, in case they were swapped under us (ctypes)
     choices = []
     to_call, low, high = lim
     for action, chance in zip(actions, chances, strict=True):  # lengths checked above
@@ -105,7 +106,8 @@ def _plain_choices(answer: Any, lim: BetLimits) -> list[tuple[str, Any, float]] 
     return choices
 
 
-_CHANCES_READ: list[Any] = [None]  # the chances `_plain_choices` found sound last (bots reuse one tuple per shape)
+_CHANCES_READ: list[Any] = [None, []]  # the chances `_plain_choices` found sound last (bots reuse one tuple per
+# shape), and its items as they were then
 
 
 class StrategyError(RuntimeError):

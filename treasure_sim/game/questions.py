@@ -93,7 +93,7 @@ def check_answer(decision: Decision, answer: Any) -> Any:
             return answer
         raise _illegal(kind, answer, "not True or False")
     if kind == "spades":
-        if type(answer) not in (tuple, list):
+        if type(answer) is not tuple and type(answer) is not list:  # identity: no metaclass __eq__ runs
             raise _illegal(kind, answer, "not a tuple or list of cards")
         cards = [exact_int(c) for c in answer]
         if any(c is None or c not in options for c in cards) or len(set(cards)) != len(cards):
@@ -102,7 +102,7 @@ def check_answer(decision: Decision, answer: Any) -> Any:
     if answer is None and None in options:
         return None
     if kind == "steal":
-        if type(answer) in (tuple, Steal) and len(answer) == 3:
+        if (type(answer) is tuple or type(answer) is Steal) and len(answer) == 3:
             wanted = tuple(exact_int(x) for x in answer)
             for option in options:
                 if option is not None and tuple(option) == wanted:

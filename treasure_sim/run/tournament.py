@@ -24,6 +24,7 @@ import pyarrow as pa
 from ..bots.driver import Game, StrategyError
 from ..bots.integrity import Tampering, engine_tampered
 from ..bots.isolated import IsolatedBot
+from ..bots.loader import outside_code_loaded
 from ..game.gamestate import GameState
 from ..game.history import GameResult
 from ..game.phh import game_to_phhs
@@ -246,7 +247,10 @@ def play_one(task: Task, game_id: int, deal: int, rotation: int, seats: tuple[in
     seeds = game_seeds(task.seed, deal, rotation, len(seats))
 
     def who(seat: int | None) -> str:
-        return "a bot" if seat is None else repr(task.entrants[seats[seat]].label)
+        if seat is None:
+            return "none at this table (a bot from outside treasure-sim loaded in this process)" if not able \
+                else "a bot"
+        return repr(task.entrants[seats[seat]].label)
 
     def strategy_failure(err: StrategyError) -> BotFailure:
         """A strict game's stop as one line naming the entrant and where in its code (its traceback kept)."""
@@ -261,7 +265,9 @@ def play_one(task: Task, game_id: int, deal: int, rotation: int, seats: tuple[in
     def suspect(seat: int | None) -> int | None:
         """The seat to blame for tampering seen after ``seat``'s turn: only an in-process bot that is not built in
         can tamper, so if ``seat`` is another, the last such bot asked (or the only one at the table)."""
-        if seat in able or not able:
+        if not able:
+            return None  # no bot here can reach the engine: another table's, earlier in this process, did
+        if seat in able:
             return seat
         last = guard.last[1] if guard is not None and guard.last[0] == game_id else None
         return last if last in able else able[0] if len(able) == 1 else seat
@@ -280,10 +286,13 @@ def play_one(task: Task, game_id: int, deal: int, rotation: int, seats: tuple[in
                 log.warning("%s; it plays benched (the default answers)", why)
                 bots.append(_Unbuilt(f"could not be built: {type(err).__name__}: {err}"[:500]))
         holders = guard.wrap(game_id, bots) if guard is not None else None
+        # the engine's code is watched wherever code not ours has run in this process (a bot at an earlier table
+        # could have replaced it as it went), else only the chips and cards are checked
+        watch = bool(able) or outside_code_loaded()
         try:  # a strict game stops at a bot's setup here
             game = Game(bots, task.rules, None, deal_seed=seeds.cards, bot_seeds=seeds.bots, draw_seeds=seeds.draws,
                         quintets=False, strict=task.strict, decision_timeout=task.decision_timeout,
-                        watch_code=bool(able), on_decision=on_decision,
+                        watch_code=watch, on_decision=on_decision,
                         ends_game=(),  # workers ignore Ctrl-C: a bot raised it
                         **entrant_setup(task, seats))
         except StrategyError as err:
@@ -293,7 +302,7 @@ def play_one(task: Task, game_id: int, deal: int, rotation: int, seats: tuple[in
         try:
             result = game.play()
         except Tampering as err:
-            blamed = err.seat if err.exact else suspect(err.seat)
+            blamed = err.seat if err.exact and able else suspect(err.seat)
             if task.strict:
                 raise BotFailure(f"entrant {who(blamed)} in game {game_id} (deal {deal}): {err}") from err
             log.warning("game %d voided: entrant %s: %s", game_id, who(blamed), err)
@@ -312,7 +321,7 @@ def play_one(task: Task, game_id: int, deal: int, rotation: int, seats: tuple[in
             log.warning("game %d voided: entrant %s: %s", game_id, who(last), why)
             return void_result(game, last, why)
         # every watched object, once a game (check_hand looks at a slice per hand), if any code here could tamper
-        tampered = engine_tampered() if able else None
+        tampered = engine_tampered() if watch else None
         if tampered is not None:
             last_hand = result.hands[-1] if result.hands else None
             seat_ = suspect(last_hand.actions[-1].seat if last_hand is not None and last_hand.actions else None)

@@ -226,7 +226,7 @@ def _antes(out: Path) -> int | None:
 
 
 def _stderr_logs(out: Path) -> tuple[str, ...]:
-    """The non-empty stderr files of isolated bots in the folder (`run.isolated` writes them)."""
+    """The non-empty stderr files of isolated bots in the folder (`bots.isolated` writes them)."""
     folder = Path(out) / STDERR_DIR
     if not folder.is_dir():
         return ()
