@@ -247,10 +247,11 @@ def play_one(task: Task, game_id: int, deal: int, rotation: int, seats: tuple[in
     seeds = game_seeds(task.seed, deal, rotation, len(seats))
 
     def who(seat: int | None) -> str:
-        if seat is None:
-            return "none at this table (a bot from outside treasure-sim loaded in this process)" if not able \
-                else "a bot"
-        return repr(task.entrants[seats[seat]].label)
+        return "a bot" if seat is None else repr(task.entrants[seats[seat]].label)
+
+    def culprit(seat: int | None) -> str:
+        """Who tampered, for a voided game: nobody at a table where no bot can reach the engine."""
+        return who(seat) if able else "none at this table (a bot from outside treasure-sim loaded in this process)"
 
     def strategy_failure(err: StrategyError) -> BotFailure:
         """A strict game's stop as one line naming the entrant and where in its code (its traceback kept)."""
@@ -304,8 +305,8 @@ def play_one(task: Task, game_id: int, deal: int, rotation: int, seats: tuple[in
         except Tampering as err:
             blamed = err.seat if err.exact and able else suspect(err.seat)
             if task.strict:
-                raise BotFailure(f"entrant {who(blamed)} in game {game_id} (deal {deal}): {err}") from err
-            log.warning("game %d voided: entrant %s: %s", game_id, who(blamed), err)
+                raise BotFailure(f"entrant {culprit(blamed)} in game {game_id} (deal {deal}): {err}") from err
+            log.warning("game %d voided: entrant %s: %s", game_id, culprit(blamed), err)
             return void_result(game, blamed, str(err))
         except StrategyError as err:
             raise strategy_failure(err) from err
@@ -317,8 +318,8 @@ def play_one(task: Task, game_id: int, deal: int, rotation: int, seats: tuple[in
             why = (f"hand {game.table.hand_no}: the game broke ({type(err).__name__}: {str(err)[:200]})"
                    + (f" after {tampered}" if tampered else "") + "; the bot asked last was this one")
             if task.strict:
-                raise BotFailure(f"entrant {who(last)} in game {game_id} (deal {deal}): {why}") from None
-            log.warning("game %d voided: entrant %s: %s", game_id, who(last), why)
+                raise BotFailure(f"entrant {culprit(last)} in game {game_id} (deal {deal}): {why}") from None
+            log.warning("game %d voided: entrant %s: %s", game_id, culprit(last), why)
             return void_result(game, last, why)
         # every watched object, once a game (check_hand looks at a slice per hand), if any code here could tamper
         tampered = engine_tampered() if watch else None
@@ -327,8 +328,8 @@ def play_one(task: Task, game_id: int, deal: int, rotation: int, seats: tuple[in
             seat_ = suspect(last_hand.actions[-1].seat if last_hand is not None and last_hand.actions else None)
             why = f"hand {result.hands_played}: integrity: {tampered}"
             if task.strict:
-                raise BotFailure(f"entrant {who(seat_)} in game {game_id} (deal {deal}): {why}")
-            log.warning("game %d voided: entrant %s: %s", game_id, who(seat_), why)
+                raise BotFailure(f"entrant {culprit(seat_)} in game {game_id} (deal {deal}): {why}")
+            log.warning("game %d voided: entrant %s: %s", game_id, culprit(seat_), why)
             return void_result(game, seat_, why)
         return result
     finally:
