@@ -202,6 +202,22 @@ def test_overwrite_keeps_the_users_own_files(tmp_path):
     assert set(read_games(out).to_pandas()["entrant"].astype(str)) == {"random", "maniac"} and verify(out).ok
 
 
+def test_a_folder_named_strategies_in_the_current_directory_never_passes_for_the_built_in_bots(tmp_path):
+    """Under ``python -m`` the current directory comes first on sys.path: a bot writer's own ``strategies`` folder
+    would replace the registry (its bots counted as built in: trusted, unwatched). It is refused in one line."""
+    import subprocess
+
+    (tmp_path / "strategies").mkdir()
+    (tmp_path / "strategies" / "__init__.py").write_text("")
+    (tmp_path / "t.toml").write_text(SMALL.format(bot="rock"))
+    done = subprocess.run([sys.executable, "-m", "treasure_sim.cli", "run", "t.toml", "--out", "out"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and str(tmp_path / "strategies") in lines[0] and "not treasure-sim's built-in" in lines[0]
+    assert not (tmp_path / "out").exists()
+
+
 # ----- trust is explicit -----------------------------------------------------------------------------------
 def test_untrusted_isolates_every_bot_that_is_not_built_in_and_the_summary_names_in_process_outsiders(
         tmp_path, tmp_path_factory, monkeypatch, capsys):

@@ -42,11 +42,25 @@ def _strategy_classes(module) -> list[type[Strategy]]:
     ]
 
 
+def _ours_or_error(package: types.ModuleType) -> None:
+    """Refuse a ``strategies`` package that is not the one installed beside ``treasure_sim``: a folder of that name
+    ahead on ``sys.path`` (the current directory under ``python -m``) would otherwise pass for the built-in bots."""
+    ours = Path(__file__).resolve().parents[2] / "strategies"
+    found = [Path(p).resolve() for p in package.__path__]
+    if found != [ours]:
+        where = ", ".join(map(str, found)) or "a namespace package"
+        raise ValueError(
+            f"the package 'strategies' imported from {where} is not treasure-sim's built-in bots ({ours}): "
+            "rename that folder (or run from another directory) and load its bots as 'path/to/file.py:Class'"
+        )
+
+
 @cache
 def registry() -> dict[str, type[Strategy]]:
     """Registry name -> class, from every public module of the ``strategies`` package."""
     import strategies
 
+    _ours_or_error(strategies)
     found: dict[str, type[Strategy]] = {}
     for info in sorted(pkgutil.iter_modules(strategies.__path__), key=lambda m: m.name):
         if info.name.startswith("_"):

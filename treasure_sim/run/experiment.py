@@ -146,7 +146,10 @@ def load_strategy(spec: str, **params: Any) -> Strategy:
 
 
 def available_strategies() -> list[str]:
-    return loader.available()
+    try:
+        return loader.available()
+    except ValueError as err:  # a foreign 'strategies' package on sys.path, or two bots under one name
+        raise ConfigError(str(err)) from err
 
 
 # ----- parsing and validation ------------------------------------------------------------------------------
