@@ -202,6 +202,20 @@ def test_overwrite_keeps_the_users_own_files(tmp_path):
     assert set(read_games(out).to_pandas()["entrant"].astype(str)) == {"random", "maniac"} and verify(out).ok
 
 
+def test_overwrite_removes_the_old_results_report_but_not_the_users_files_beside_it(tmp_path):
+    """A report left from the old results would describe games that are gone: every file `report` and `replay`
+    wrote goes with them; a file of the user's in the same folder stays."""
+    out = tmp_path / "out"
+    run_experiment(parse_toml(SMALL.format(bot="rock")), out, workers=1, progress=False)
+    assert main(["report", str(out)]) == 0 and main(["replay", str(out), "--game", "0"]) == 0
+    written = [p for p in (out / "report").rglob("*") if p.is_file()]
+    assert len(written) >= 3 and (out / "report" / "report.md") in written
+    assert any(p.suffix == ".png" for p in written) and (out / "report" / "replays" / "game-0.html") in written
+    (out / "report" / "my_slides.md").write_text("mine")
+    run_experiment(parse_toml(SMALL.format(bot="maniac")), out, workers=1, progress=False, overwrite=True)
+    assert [p for p in (out / "report").rglob("*") if p.is_file()] == [out / "report" / "my_slides.md"]
+
+
 def test_a_folder_named_strategies_in_the_current_directory_never_passes_for_the_built_in_bots(tmp_path):
     """Under ``python -m`` the current directory comes first on sys.path: a bot writer's own ``strategies`` folder
     would replace the registry (its bots counted as built in: trusted, unwatched). It is refused in one line."""

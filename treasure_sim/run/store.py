@@ -49,6 +49,9 @@ RUN_MANIFEST, SWEEP_MANIFEST, PARTS_JOURNAL = "manifest.json", "sweep.json", "pa
 HISTORIES_DIR = "histories"  # PHH hand histories of some games (run --histories): beside the tables, not journalled
 STDERR_DIR = "stderr"  # what isolated bots write to stderr, one bounded file per entrant (`isolated`); not journalled
 DERIVED_FILES = ("luck.parquet",)  # caches the study side writes into a results folder (study.luck.CACHE_FILE)
+REPORT_DIR = "report"  # `treasure-sim report` writes report.md and the files it links here; `replay`, replays/
+_REPLAY_PAGE = re.compile(r"game-\d+\.html$")
+_LINK = re.compile(r"\]\(([^)\s]+)\)")
 STATUSES = ("running", "complete", "interrupted", "failed")
 
 
@@ -644,7 +647,8 @@ class ResultsDir:
     def clear(self) -> None:
         """Remove the files this tool writes, and only them (DIR and its table folders may hold the user's
         files): part files and their temporary files, hand histories, bots' stderr logs, the manifest, the journal
-        and the caches; a folder is removed only when that leaves it empty. ``run.log`` stays (a run appends to it)."""
+        and the caches, the report's pages (`_clear_report`); a folder is removed only when that leaves it empty.
+        ``run.log`` stays (a run appends to it)."""
         for sub, pattern in [*((t, _PART) for t in TABLES), (HISTORIES_DIR, _HISTORY), (STDERR_DIR, _STDERR)]:
             folder = self.table_dir(sub)
             if not folder.is_dir():
@@ -657,6 +661,7 @@ class ResultsDir:
         for name in (RUN_MANIFEST, PARTS_JOURNAL, *DERIVED_FILES):
             for path in (self.path / name, self.path / f".{name}.tmp"):
                 path.unlink(missing_ok=True)
+        _clear_report(self.path / REPORT_DIR)
 
     def write_part(self, first_deal: int, end_deal: int, tables: dict[str, pa.Table]) -> Part:
         """Write one part (every table), each file atomically; returns what the manifest must record."""
@@ -670,6 +675,22 @@ class ResultsDir:
             atomic_write(self.table_dir(t) / name, data)
             files.append(PartFile(t, tables[t].num_rows, len(data), hashlib.sha256(data).hexdigest()))
         return Part(first_deal, end_deal, tuple(files))
+
+
+def _clear_report(folder: Path) -> None:
+    """The old results' pages: report.md, each file it links to inside ``folder``, and replay pages; the user's
+    own files stay, and a folder goes only when that leaves it empty."""
+    page = folder / "report.md"
+    linked = _LINK.findall(page.read_text(encoding="utf-8", errors="replace")) if page.is_file() else []
+    replays = folder / "replays"
+    pages = [replays / f for f in os.listdir(replays) if _REPLAY_PAGE.match(f)] if replays.is_dir() else []
+    for path in [*(folder / link for link in linked), *pages, page]:
+        with contextlib.suppress(OSError):
+            if path.resolve().is_relative_to(folder.resolve()) and path.is_file():
+                path.unlink()
+    for empty in (replays, folder):
+        with contextlib.suppress(OSError):
+            empty.rmdir()
 
 
 _HELD: set[Path] = set()  # folders this process holds the lock of
