@@ -44,6 +44,13 @@ def test_a_regressor_without_variation_has_no_coefficient():
     assert np.isnan(beta[3]) and np.isnan(se[3]) and abs(beta[1] - 3.0) < 0.5
 
 
+def test_one_cluster_has_coefficients_but_no_interval():
+    """A sweep of one deal: the fit says what it can (the coefficients) and claims no interval, never a crash."""
+    x, y, _ = _clustered_sample(np.random.default_rng(2), clusters=1, size=40)
+    beta, se, df = bal.ols_clustered(x, y, np.zeros(len(y)))
+    assert df == 0 and np.isnan(se).all() and np.allclose(beta, np.linalg.lstsq(x, y, rcond=None)[0])
+
+
 def _games(rng, coefs, entrant_effect, deals=400, deal_luck=None):
     """Player-games whose final money is planted: intercept + suit coefficients + entrant effect + noise."""
     n = deals * 4

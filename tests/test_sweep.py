@@ -16,6 +16,7 @@ from treasure_sim.run.store import ResultsError, is_sweep_dir, read_manifest
 from treasure_sim.run.sweep import default_sweep, parse_sweep_toml
 from treasure_sim.run.tournament import game_seeds
 from treasure_sim.study import analysis
+from treasure_sim.study.sweep_report import run_sweep_report
 
 BASE = """
 name = "sw"
@@ -173,7 +174,10 @@ def test_a_changed_sweep_is_refused_unless_overwrite(swept, tmp_path):
     run_sweep(sweep.replace(deals=1), target, workers=1, progress=False)
     with pytest.raises(ResultsError, match="variants removed: no-clubs, no-jokers; variants added: ante-2"):
         run_sweep(fewer.replace(deals=1), target, workers=1, progress=False)
+    run_sweep_report(target)
+    assert {"report.md", "comparisons.csv"} <= {p.name for p in (target / "report").iterdir()}
     report = run_sweep(fewer.replace(deals=1), target, workers=1, progress=False, overwrite=True)
+    assert not (target / "report").exists()  # the old sweep's page and every file it links went with its results
     assert report.status == "complete"
     assert not (target / "no-clubs" / "games").exists()  # the old sweep's results are gone, not mixed in
     assert [v.name for v in read_manifest(target).variants] == ["base", "ante-2"]

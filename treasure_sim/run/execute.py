@@ -23,12 +23,14 @@ from .backends import DaskBackend, ProcessBackend, deals_per_task, default_worke
 from .experiment import ConfigError, Experiment
 from .histories import write_histories
 from .store import (
+    REPORT_DIR,
     STDERR_DIR,
     Invocation,
     Manifest,
     ResultsDir,
     ResultsError,
     VariantEntry,
+    clear_report,
     config_differences,
     is_sweep_dir,
     now,
@@ -346,6 +348,7 @@ def run_sweep(sweep: Sweep, out: str | Path, *, workers: int | None = None, exec
         if old is not None and overwrite:
             for v in old.variants:
                 ResultsDir(out / v.dir).clear()
+            clear_report(out / REPORT_DIR)
             old = None
         elif old is not None and old.fingerprint != sweep.fingerprint() and not (
                 old.fingerprint == sweep.fingerprint(code=False) and "code" not in old.config):

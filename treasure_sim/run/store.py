@@ -49,7 +49,8 @@ RUN_MANIFEST, SWEEP_MANIFEST, PARTS_JOURNAL = "manifest.json", "sweep.json", "pa
 HISTORIES_DIR = "histories"  # PHH hand histories of some games (run --histories): beside the tables, not journalled
 STDERR_DIR = "stderr"  # what isolated bots write to stderr, one bounded file per entrant (`isolated`); not journalled
 DERIVED_FILES = ("luck.parquet",)  # caches the study side writes into a results folder (study.luck.CACHE_FILE)
-REPORT_DIR = "report"  # `treasure-sim report` writes report.md and the files it links here; `replay`, replays/
+REPORT_DIR = "report"  # `treasure-sim report` writes its pages and the files they link here; `replay`, replays/
+REPORT_PAGES = ("report.md", "designer.md", "verdict.txt")  # a run's or sweep's page, a study's page, its verdict
 _REPLAY_PAGE = re.compile(r"game-\d+\.html$")
 _LINK = re.compile(r"\]\(([^)\s]+)\)")
 STATUSES = ("running", "complete", "interrupted", "failed")
@@ -647,7 +648,7 @@ class ResultsDir:
     def clear(self) -> None:
         """Remove the files this tool writes, and only them (DIR and its table folders may hold the user's
         files): part files and their temporary files, hand histories, bots' stderr logs, the manifest, the journal
-        and the caches, the report's pages (`_clear_report`); a folder is removed only when that leaves it empty.
+        and the caches, the report's pages (`clear_report`); a folder is removed only when that leaves it empty.
         ``run.log`` stays (a run appends to it)."""
         for sub, pattern in [*((t, _PART) for t in TABLES), (HISTORIES_DIR, _HISTORY), (STDERR_DIR, _STDERR)]:
             folder = self.table_dir(sub)
@@ -661,7 +662,7 @@ class ResultsDir:
         for name in (RUN_MANIFEST, PARTS_JOURNAL, *DERIVED_FILES):
             for path in (self.path / name, self.path / f".{name}.tmp"):
                 path.unlink(missing_ok=True)
-        _clear_report(self.path / REPORT_DIR)
+        clear_report(self.path / REPORT_DIR)
 
     def write_part(self, first_deal: int, end_deal: int, tables: dict[str, pa.Table]) -> Part:
         """Write one part (every table), each file atomically; returns what the manifest must record."""
@@ -677,14 +678,15 @@ class ResultsDir:
         return Part(first_deal, end_deal, tuple(files))
 
 
-def _clear_report(folder: Path) -> None:
-    """The old results' pages: report.md, each file it links to inside ``folder``, and replay pages; the user's
-    own files stay, and a folder goes only when that leaves it empty."""
-    page = folder / "report.md"
-    linked = _LINK.findall(page.read_text(encoding="utf-8", errors="replace")) if page.is_file() else []
+def clear_report(folder: Path) -> None:
+    """The old results' pages in ``folder``: each page (`REPORT_PAGES`) and every file it links to inside the
+    folder, and replay pages; the user's own files stay, and a folder goes only when that leaves it empty."""
+    pages = [folder / name for name in REPORT_PAGES]
+    linked = [folder / link for page in pages if page.is_file()
+              for link in _LINK.findall(page.read_text(encoding="utf-8", errors="replace"))]
     replays = folder / "replays"
-    pages = [replays / f for f in os.listdir(replays) if _REPLAY_PAGE.match(f)] if replays.is_dir() else []
-    for path in [*(folder / link for link in linked), *pages, page]:
+    shown = [replays / f for f in os.listdir(replays) if _REPLAY_PAGE.match(f)] if replays.is_dir() else []
+    for path in [*linked, *shown, *pages]:
         with contextlib.suppress(OSError):
             if path.resolve().is_relative_to(folder.resolve()) and path.is_file():
                 path.unlink()

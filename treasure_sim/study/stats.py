@@ -535,7 +535,8 @@ def ols_clustered(x: npt.ArrayLike, y: npt.ArrayLike, clusters: Sequence | np.nd
     """OLS coefficients, CR1 cluster-robust standard errors (statsmodels) and their degrees of freedom (clusters - 1).
 
     Columns without variation besides the first (the intercept) get NaN: the data says nothing about them.
-    A design that is still rank-deficient (a run of a few deals) gets the pseudo-inverse's minimum-norm fit.
+    A design that is still rank-deficient (a run of a few deals) gets the pseudo-inverse's minimum-norm fit; one
+    cluster gets its coefficients and NaN standard errors (0 degrees of freedom).
     """
     import statsmodels.api as sm
     from statsmodels.tools.sm_exceptions import SingularMatrixWarning
@@ -544,9 +545,14 @@ def ols_clustered(x: npt.ArrayLike, y: npt.ArrayLike, clusters: Sequence | np.nd
     groups = np.unique(np.asarray(clusters), return_inverse=True)[1].ravel()
     flat = np.r_[False, np.ptp(x[:, 1:], axis=0) == 0]
     beta, se = np.full(x.shape[1], np.nan), np.full(x.shape[1], np.nan)
+    one = groups.max(initial=0) == 0  # a single cluster (one deal): no spread between clusters, no interval
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SingularMatrixWarning)
-        fit = sm.OLS(y, x[:, ~flat]).fit(cov_type="cluster", cov_kwds={"groups": groups}, use_t=True)
+        fit = sm.OLS(y, x[:, ~flat]).fit() if one else \
+            sm.OLS(y, x[:, ~flat]).fit(cov_type="cluster", cov_kwds={"groups": groups}, use_t=True)
+    if one:
+        beta[~flat] = fit.params
+        return beta, se, 0
     beta[~flat] = fit.params
     se[~flat] = np.sqrt(np.clip(np.diag(fit.cov_params()), 0, None))  # rounding can leave -1e-20 on the diagonal
     return beta, se, int(groups.max(initial=0))

@@ -168,7 +168,7 @@ def multiplicity_line(result: bal.Balance) -> str:
     """The sentence that names the flags' correction and family, as every sweep report prints it."""
     family = "every difference vs the baseline in this report, Treasure values and worth − cost included"
     return (f"{multiplicity_text(result.multiplicity, result.family, family)}; the intervals are each 95% on their "
-            f"own. Raw and adjusted p-values of every cell: `{COMPARISONS}`.")
+            f"own. Raw and adjusted p-values of every cell: [`{COMPARISONS}`]({COMPARISONS}).")
 
 
 def run_sweep_report(sweep_dir: str | Path, out_dir: str | Path | None = None, multiplicity: str = "holm",
