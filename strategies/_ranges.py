@@ -179,6 +179,62 @@ class ActionModel:
         return w
 
 
+class Ranges:
+    """The hidden hole cards' ranges at one decision: the pairs (``pa``, ``pb``); per opponent its normalized weights
+    over them, its strength now per pair (``q``: equity against my possible hands; ``rank``: the same ranked within
+    its range, by the column ``index``), my equity against its range (``mine``), its raising threshold in range
+    rank (``top``), its fold share facing bets (``bottom``) and its share of folds for the New Treasure."""
+
+    def __init__(self, pa: np.ndarray, pb: np.ndarray) -> None:
+        self.pa, self.pb = pa, pb
+        self.seats: list[int] = []
+        self.weights: dict[int, np.ndarray] = {}
+        self.index: np.ndarray | None = None
+        self.q: dict[int, np.ndarray] = {}
+        self.rank: dict[int, np.ndarray] = {}
+        self.mine: dict[int, float] = {}
+        self.top: dict[int, float] = {}
+        self.bottom: dict[int, float] = {}
+        self.free_fold: dict[int, float] = {}
+
+    def add(self, seat: int, weights: np.ndarray, index: np.ndarray, q: np.ndarray, rank: np.ndarray, mine: float,
+            top: float, bottom: float, free_fold: float) -> None:
+        self.seats.append(seat)
+        self.weights[seat], self.index = weights, index
+        self.q[seat], self.rank[seat], self.mine[seat] = q, rank, mine
+        self.top[seat], self.bottom[seat], self.free_fold[seat] = top, bottom, free_fold
+
+    def now(self, seat: int, hole: tuple[int, ...]) -> tuple[float, float]:
+        """(strength, rank in its range) of ``seat``'s hole cards now."""
+        i = self.index[hole[0], hole[1]] if self.index is not None else -1
+        if i < 0:
+            return 0.5, 0.5
+        return float(self.q[seat][i]), float(self.rank[seat][i])
+
+    def folding(self, rng: np.random.Generator) -> tuple[int, ...]:
+        """The opponents who will fold for the New Treasure in this determinization, each by its free-fold share."""
+        draws = rng.random(len(self.seats))
+        return tuple(s for s, u in zip(self.seats, draws, strict=True) if u < self.free_fold[s])
+
+    def sample(self, rng: np.random.Generator) -> dict[int, tuple[int, int]]:
+        """Hole cards for each opponent still in, drawn from its weights, no card twice."""
+        holes: dict[int, tuple[int, int]] = {}
+        used: list[int] = []
+        for s in self.seats:
+            w = self.weights[s]
+            if used:
+                clash = np.isin(self.pa, used) | np.isin(self.pb, used)
+                w = np.where(clash, 0.0, w)
+                total = w.sum()
+                if total <= 0:
+                    continue
+                w = w / total
+            i = min(int(np.searchsorted(np.cumsum(w), rng.random() * w.sum())), len(w) - 1)
+            holes[s] = (int(self.pa[i]), int(self.pb[i]))
+            used.extend(holes[s])
+        return holes
+
+
 def _replay(actions: Sequence[ActionEvent], with_round: bool = False):
     """(seat, kind, facing a bet[, round]) for each betting action, in order."""
     bets: dict[int, int] = {}

@@ -49,7 +49,7 @@ from treasure_sim.game.rules import RuleSet
 from treasure_sim.game.strategy import CALL, CHECK, FOLD, RAISE, Action, Mixed, Observation, Steal, Strategy
 
 from ._montecarlo import unseen_cards
-from ._ranges import BOARD_AT_ROUND, ActionModel, BoardScores, pairs_of, rank01
+from ._ranges import BOARD_AT_ROUND, ActionModel, BoardScores, Ranges, pairs_of, rank01
 from ._treasure import TreasureModel, Valuer
 
 
@@ -59,7 +59,8 @@ class SearchBot(Strategy):
     def __init__(self, iterations: int = 200, temperature: float = 0.05, treasure_value: float = 3.0,
                  treasure_scale: float = 1.0, win_value: float = 100.0, stake_chips: float = 12.0,
                  max_spades: int = 3, ranges: bool = True, range_samples: int = 12, allin_pots: float = 2.0,
-                 min_hands_left: float = 4.0) -> None:
+                 min_hands_left: float = 4.0, reraise: bool = True, later_bets: bool = True,
+                 value_category: int = 3, fade_all: bool = True) -> None:
         if iterations < 1:
             raise ValueError(f"iterations must be >= 1, got {iterations}")
         if temperature <= 0:
@@ -76,6 +77,10 @@ class SearchBot(Strategy):
         self.ranges = ranges
         self.allin_pots = allin_pots
         self.min_hands_left = min_hands_left
+        self.reraise = reraise
+        self.later_bets = later_bets
+        self.value_category = value_category
+        self.fade_all = fade_all
         self.range_samples = range_samples
         self.model = ActionModel(2)
         self._moves = [0.0, 0]  # sum of squared chips won or lost per seat and hand, hands
@@ -104,7 +109,6 @@ class SearchBot(Strategy):
     def _swing(self) -> float:
         """The mean square of a seat's chips won or lost in a hand this game (prior: 8 chips, weight 10 hands)."""
         return (self._moves[0] + 10 * 64.0) / (self._moves[1] + 10)
-        self._boards = {}
 
     # ----- ranges -------------------------------------------------------------------------------------------
     def _board(self, obs: Observation, board_len: int, unseen: list[int]) -> BoardScores:
@@ -206,22 +210,31 @@ class SearchBot(Strategy):
         often as they have been seen to)."""
         h = state.hand
         rnd = h.round if h is not None else -1
-        opened = [False]
+        opened: set[int] = set()  # the rounds in which an opponent has bet or raised (once a round)
         valuer = self._valuer[1] if self.treasure_scale else None
         final = _final_categories(state) if ranges is not None else []
         nt = h.new_treasure if h is not None else None
         worth_nt = {s: (valuer.value(nt, s) if valuer is not None else self.treasure_value) + self.treasure_value
                     for s in folding} if nt is not None else {}
 
+        def strong(s: int, r: int) -> bool:
+            """An opponent bets or raises: in the round under way with a hand in its raising range, in a later round
+            with ``value_category`` or better at the end of this determinization's board."""
+            if s == me or ranges is None or s not in ranges.weights:
+                return False
+            if r == rnd:
+                return ranges.now(s, state.hand.hole[s])[1] >= ranges.top[s]
+            return self.later_bets and final[s] >= self.value_category
+
         def ask(s: int, lim, my_bet: int, legal) -> tuple[str, int]:
             hand = state.hand
             if lim[0] == 0:
                 if s in folding and hand.new_treasure is not None and hand.pot <= worth_nt.get(s, 0.0):
                     return FOLD, my_bet  # a seat that folds for the New Treasure, when it is worth more than the pot
-                if s != me and not opened[0] and lim[2] and hand.round == rnd and ranges is not None \
-                        and s in ranges.weights and ranges.now(s, hand.hole[s])[1] >= ranges.top[s]:
-                    opened[0] = True
-                    return RAISE, min(max(my_bet + (hand.pot + 1) // 2, lim[1]), lim[2])
+                if lim[2] and hand.round not in opened and strong(s, hand.round):
+                    opened.add(hand.round)
+                    pot = hand.pot if hand.round > rnd else (hand.pot + 1) // 2  # half the pot now, the pot later
+                    return RAISE, min(max(my_bet + pot, lim[1]), lim[2])
                 return CHECK, my_bet
             share = lim[0] / (hand.pot + lim[0])
             if ranges is None:
@@ -229,9 +242,14 @@ class SearchBot(Strategy):
             if s == me:
                 q, loose = min(ranges.mine.values(), default=0.5), 1.0
             elif s in ranges.weights:
+                q = ranges.now(s, hand.hole[s])[0]
+                if self.reraise and lim[2] and hand.round not in opened and strong(s, hand.round):
+                    opened.add(hand.round)  # a strong hand raises the pot, once a round
+                    high = my_bet + lim[0]
+                    return RAISE, min(max(high + hand.pot + lim[0], lim[1]), lim[2])
                 if final[s] >= _needed(share):  # a made hand at the end of this board calls
                     return CALL, my_bet + lim[0]
-                q, loose = ranges.now(s, hand.hole[s])[0], min(1.0, ranges.bottom[s] / 0.3)
+                loose = min(1.0, ranges.bottom[s] / 0.3)
             else:
                 return CALL, my_bet + lim[0]
             return (CALL, my_bet + lim[0]) if q >= min(share + 0.05, 0.95) * loose else (FOLD, my_bet)
@@ -286,6 +304,8 @@ class SearchBot(Strategy):
         if valuer is None:
             worth = [sum(flat + 0.01 * values[c] for c in z) for z in zones]
         else:
+            if self.fade_all:  # what a card can still earn fades with the hands left, as its flat worth does
+                scale *= self._late
             worth = [sum(flat + 0.01 * values[c] + scale * valuer.value(c, s) for c in z) for s, z in enumerate(zones)]
         # its chance to win the game: to end ahead of every other seat that can still pay, each lead (chips plus
         # Treasures) against a random walk of the hands left
@@ -386,62 +406,6 @@ class SearchBot(Strategy):
         answers: list[Steal | None] = [None, *options]
         values = self._values(obs, answers, 1, options=options)
         return answers[int(np.argmax(values))]
-
-
-class Ranges:
-    """The hidden hole cards' ranges at one decision: the pairs (``pa``, ``pb``); per opponent its normalized weights
-    over them, its strength now per pair (``q``: equity against my possible hands; ``rank``: the same ranked within
-    its range, by the column ``index``), my equity against its range (``mine``), its raising threshold in range
-    rank (``top``), its fold share facing bets (``bottom``) and its share of folds for the New Treasure."""
-
-    def __init__(self, pa: np.ndarray, pb: np.ndarray) -> None:
-        self.pa, self.pb = pa, pb
-        self.seats: list[int] = []
-        self.weights: dict[int, np.ndarray] = {}
-        self.index: np.ndarray | None = None
-        self.q: dict[int, np.ndarray] = {}
-        self.rank: dict[int, np.ndarray] = {}
-        self.mine: dict[int, float] = {}
-        self.top: dict[int, float] = {}
-        self.bottom: dict[int, float] = {}
-        self.free_fold: dict[int, float] = {}
-
-    def add(self, seat: int, weights: np.ndarray, index: np.ndarray, q: np.ndarray, rank: np.ndarray, mine: float,
-            top: float, bottom: float, free_fold: float) -> None:
-        self.seats.append(seat)
-        self.weights[seat], self.index = weights, index
-        self.q[seat], self.rank[seat], self.mine[seat] = q, rank, mine
-        self.top[seat], self.bottom[seat], self.free_fold[seat] = top, bottom, free_fold
-
-    def now(self, seat: int, hole: tuple[int, ...]) -> tuple[float, float]:
-        """(strength, rank in its range) of ``seat``'s hole cards now."""
-        i = self.index[hole[0], hole[1]] if self.index is not None else -1
-        if i < 0:
-            return 0.5, 0.5
-        return float(self.q[seat][i]), float(self.rank[seat][i])
-
-    def folding(self, rng: np.random.Generator) -> tuple[int, ...]:
-        """The opponents who will fold for the New Treasure in this determinization, each by its free-fold share."""
-        draws = rng.random(len(self.seats))
-        return tuple(s for s, u in zip(self.seats, draws, strict=True) if u < self.free_fold[s])
-
-    def sample(self, rng: np.random.Generator) -> dict[int, tuple[int, int]]:
-        """Hole cards for each opponent still in, drawn from its weights, no card twice."""
-        holes: dict[int, tuple[int, int]] = {}
-        used: list[int] = []
-        for s in self.seats:
-            w = self.weights[s]
-            if used:
-                clash = np.isin(self.pa, used) | np.isin(self.pb, used)
-                w = np.where(clash, 0.0, w)
-                total = w.sum()
-                if total <= 0:
-                    continue
-                w = w / total
-            i = min(int(np.searchsorted(np.cumsum(w), rng.random() * w.sum())), len(w) - 1)
-            holes[s] = (int(self.pa[i]), int(self.pb[i]))
-            used.extend(holes[s])
-        return holes
 
 
 def _greedy_steal(valuer: Valuer, seat: int, options: tuple) -> Steal | None:
