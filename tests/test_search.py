@@ -227,3 +227,48 @@ def test_a_raise_moves_the_range_towards_strong_hands() -> None:
     assert weighted > float(strength.mean()) + 0.1
     draws = [ranges.sample(np.random.default_rng(i))[1] for i in range(50)]
     assert all(len(set(h) | set(obs.hand)) == 4 for h in draws)  # never my cards
+
+
+# ----- the rollout policy ----------------------------------------------------------------------------------------
+def rollout_actions(bot: SearchBot, hole1: str, **knobs) -> list:
+    """Heads-up preflop, seat 0 (the searcher, 2 3 offsuit) checks; the rollout plays the hand on with seat 1 holding
+    ``hole1`` on a board (Ah Ad As Kd 7c) that gives it at least three aces: seat 1's bets and raises, by round."""
+    for k, v in knobs.items():
+        setattr(bot, k, v)
+    rules = RuleSet(new_treasure=False)
+    deck = stacked(2, {0: "2s 3c", 1: hole1}, dealer=1, shared="Ah Ad As Kd 7c")
+    state = GameState.new(2, rules, 3, deck=deck, dealer=1)
+    d = reach(state, "bet", 0)
+    obs = state.observation(d)
+    bot._values(obs, [Action.check()], 1)  # sets up the valuer and the spread for this decision
+    ranges = bot._ranges(obs, {})
+    state.apply(Action.check())
+    bot._rollout(state, 0, ranges)
+    return [a.round for a in state.hand.actions if a.seat == 1 and a.kind == "raise"]
+
+
+def test_rollout_opponents_bet_strong_made_hands_in_later_rounds() -> None:
+    """A rollout opponent with four aces by the river bets in the later rounds (at most once a round) unless
+    ``later_bets`` is off."""
+    bot = searcher(2, RuleSet(new_treasure=False))
+    bets = rollout_actions(bot, "Ac 9h")
+    assert bets and min(bets) >= 1 and len(bets) == len(set(bets))
+    assert not [r for r in rollout_actions(searcher(2, RuleSet(new_treasure=False)), "Ac 9h", later_bets=False)
+                if r >= 1]
+
+
+def test_a_cards_model_worth_fades_in_the_last_hands() -> None:
+    """With ``fade_all`` a zone's worth shrinks as the deck nears its end; without it, only the flat part does."""
+    rules = RuleSet(new_treasure=False)
+    treasures = {1: ["Ts", "9s", "8s", "7s", "6s"]}
+    state = GameState.new(2, rules, 3, dealer=1, treasures=treasures)
+    d = reach(state, "bet", 0)
+    obs = state.observation(d)
+    worths = {}
+    for fade in (True, False):
+        bot = searcher(2, rules)
+        bot.fade_all = fade
+        bot._values(obs, [Action.check()], 1)
+        bot._late = 0.2  # as if two hands were left
+        worths[fade] = bot._value(state.clone(), 0)
+    assert worths[True] > worths[False]  # the other seat's Spades count less, so my chance to win is higher
