@@ -14,16 +14,18 @@ softmax over the values, so the engine draws it).
   all in (only when it is at most ``allin_pots`` pots; deduplicated, clamped to the limits). Spades: every subset
   of its Spades (up to ``max_spades``; else none or all). Hearts: draw or stop. Joker Treasure, make_room, steal:
   every option.
-- Rollouts: in the betting round under way a seat facing a bet calls when its strength now is what the bet's share
-  of the pot asks for, or when its hand at the end of this determinization's board is (a made hand calls); checked
-  to, an opponent whose hand is in its raising range bets half the pot, once; a seat seen folding for New
-  Treasures folds for one worth more than the pot. Later rounds are checked through. Spades stay, every Hearts card
-  is drawn; the Joker Treasure, make_room and steals are greedy by the Treasure valuation. Common random numbers:
-  every answer meets the same cards.
+- Rollouts: a seat facing a bet calls when its strength now is what the bet's share of the pot asks for, or when
+  its hand at the end of this determinization's board is (a made hand calls); an opponent bets (half the pot when
+  checked to in the round under way, the pot in a later round) or raises the pot, at most once a round, with a hand
+  in its raising range in the round under way (``reraise`` for raises) and with ``value_category`` or better at the
+  end of the board in a later round (``later_bets``); a seat seen folding for New Treasures folds for one worth more
+  than the pot. Spades stay, every Hearts card is drawn; the Joker Treasure, make_room and steals are greedy by the
+  Treasure valuation. Common random numbers: every answer meets the same cards.
 - Value, in chips, at the end of the hand: its stack plus ``win_value`` times its chance to win the game: its
   share of the win if the hand ends the game, else the chance that its lead (chips plus Treasures) over each other
-  seat survives a random walk of the hands left. A Treasure is worth ``treasure_value`` (fading over the last 10
-  hands) plus ``treasure_scale`` times what it is worth to its holder for the rest of the game (`TreasureModel`,
+  seat survives a random walk of the hands left. A Treasure is worth ``treasure_value`` plus ``treasure_scale`` times
+  what it is worth to its holder for the rest of the game (both fading over the last 10 hands; ``fade_all`` off:
+  only the first) (`TreasureModel`,
   as `treasure_hunter` prices it: Clubs by the wilds it gives, Hearts by the draws, Diamonds by the steals in
   reach).
 - Budget: ``iterations`` rollouts per decision, split across the answers tried; scaled down to a quarter where the
@@ -201,13 +203,15 @@ class SearchBot(Strategy):
         return [s / k for s in sums]
 
     def _rollout(self, state: GameState, me: int, ranges: Ranges | None, folding: Collection[int] = ()) -> float:
-        """Play the hand out and value its end for ``me``. In the betting round under way, a seat facing a bet calls
-        when its hand's percentile now is what the bet's share of the pot asks for (``me`` by its own percentile,
-        the others by their sampled hole cards, loosened for a seat that seldom folds), else folds; checked to, an
-        opponent whose percentile is in its raising range bets half the pot, once. Later rounds are checked
-        through. Spades stay, every Hearts card is drawn, the Joker Treasure is the highest card, nobody makes room
-        or steals. The seats in ``folding`` fold at their first free decision while a New Treasure is there (as
-        often as they have been seen to)."""
+        """Play the hand out and value its end for ``me``. A seat facing a bet calls when its hand's percentile now is
+        what the bet's share of the pot asks for (``me`` by its equity against the ranges, the others by their
+        sampled hole cards, loosened for a seat that seldom folds) or an opponent's hand at the end of the board is
+        a made hand the share asks for, else folds. An opponent bets or raises at most once a round (`strong`): in
+        the round under way with a hand in its raising range (half the pot when checked to, the pot as a raise), in
+        a later round with ``value_category`` or better at the end of the board (the pot). Spades stay, every Hearts
+        card is drawn; the Joker Treasure, make_room and steals are greedy by the Treasure valuation. The seats in
+        ``folding`` fold at their first free decision while a New Treasure is there (as often as they have been
+        seen to), when it is worth more than the pot."""
         h = state.hand
         rnd = h.round if h is not None else -1
         opened: set[int] = set()  # the rounds in which an opponent has bet or raised (once a round)
