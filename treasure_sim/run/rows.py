@@ -1,8 +1,11 @@
-"""Rows of the results tables, built in the workers from game records: one plain tuple per row (in the order of
-the table's schema), turned into columns and Arrow once per task (`to_tables`).
+"""Rows of the results tables, built in the workers from game records: each table's values in one flat list, row
+after row in the order of its schema (a row is appended as one tuple, ``list.extend``), turned into columns and
+Arrow once per task (`to_tables`).
 
-Why tuples: a row is then one tuple built and appended, whatever its width; the record's own tuples (hole cards,
-committed chips) go in as they are, uncopied; the transposition into columns runs in C (``zip``)."""
+Why flat: a row is one tuple built and appended, whatever its width, and the tuple is freed at once; the record's own
+tuples (hole cards, committed chips) go in as they are, uncopied. A column is then a slice (``values[i::width]``, in
+C). Kept rows as tuples would be objects the garbage collector traverses again and again while a task plays
+(measured: a tenth of a task's CPU went to collections), and turning them into columns made one iterator per row."""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 
 from ..game.history import GameResult, HandRecord
@@ -20,11 +24,11 @@ from .store import SCHEMAS, SUIT_COLUMNS
 
 MAX_MESSAGE = 300  # characters of a bot's first error kept in the games table
 
-Columns = list[tuple[Any, ...]]  # a table's rows so far, each a tuple in the order of its schema's columns
+Columns = list[Any]  # a table's rows so far, flat: row after row, each in the order of its schema's columns
 
 
 def new_columns() -> dict[str, Columns]:
-    """Empty row lists per table: workers append one tuple per row, then `to_tables`."""
+    """Empty flat row lists per table: workers extend them by one tuple per row, then `to_tables`."""
     return {table: [] for table in SCHEMAS}
 
 
@@ -75,7 +79,7 @@ def game_rows(cols: Columns, experiment: str, game_id: int, deal: int, rotation:
         for card in held:
             suits[card[-1]] += 1
         mine = money[seat]
-        cols.append((
+        cols.extend((
             experiment, game_id, deal, rotation, table_id, seat, n_players, e_id, e.label, e.strategy,
             e.params_json, mine, mine - rules.starting_money, result.win_shares[seat],
             1 + sum(m > mine for m in money), eliminated[seat], finish[seat], result.hands_played,
@@ -89,7 +93,7 @@ def game_rows(cols: Columns, experiment: str, game_id: int, deal: int, rotation:
 
 def hand_rows(cols: Columns, experiment: str, game_id: int, hands: Sequence[HandRecord]) -> None:
     """Append one row per hand of a game."""
-    append = cols.append
+    add = cols.extend
     for h in hands:
         pots = h.pots
         category = None
@@ -100,7 +104,7 @@ def hand_rows(cols: Columns, experiment: str, game_id: int, hands: Sequence[Hand
                     category = shown.category
                     break
         taken = h.treasure_taken
-        append((
+        add((
             experiment, game_id, h.hand_no, h.dealer, sum(h.in_hand), sum([p.amount for p in pots]), len(h.shown),
             h.winners, category, h.last_folder, h.new_treasure, taken,
             h.treasure_taker if taken is not None else None,
@@ -112,7 +116,7 @@ def hand_rows(cols: Columns, experiment: str, game_id: int, hands: Sequence[Hand
 def seat_rows(cols: Columns, experiment: str, game_id: int, hands: Sequence[HandRecord]) -> None:
     """Append one row per seat dealt into each hand: what it held, put in, did and won (poker statistics,
     and the chance events that luck adjustment needs)."""
-    append = cols.append
+    add = cols.extend
     for h in hands:
         in_hand = h.in_hand
         n = len(in_hand)
@@ -154,7 +158,7 @@ def seat_rows(cols: Columns, experiment: str, game_id: int, hands: Sequence[Hand
             if not in_hand[seat]:
                 continue
             folded = folded_round[seat]
-            append((
+            add((
                 experiment, game_id, hand_no, seat, money[seat] - payouts[seat], payouts[seat], hole[seat] or (),
                 before[seat] if before else (), tuple(put_in[seat]), folded, bets[seat], calls[seat], checks[seat],
                 vpip[seat], pfr[seat], saw and (folded is None or folded > 0), shown[seat], won[seat],
@@ -165,19 +169,31 @@ def seat_rows(cols: Columns, experiment: str, game_id: int, hands: Sequence[Hand
 
 def mixed_rows(cols: Columns, experiment: str, game_id: int, hands: Sequence[HandRecord]) -> None:
     """Append one row per betting decision drawn from a bot's declared chances: what the action correction reads."""
-    append = cols.append
+    add = cols.extend
     for h in hands:
         hand_no = h.hand_no
         for rnd, seat, fold_chance, committed, still_in, to_call, folded in h.mixed:
-            append((experiment, game_id, hand_no, seat, rnd, fold_chance, committed, still_in, to_call, folded))
+            add((experiment, game_id, hand_no, seat, rnd, fold_chance, committed, still_in, to_call, folded))
 
 
 def to_tables(columns: dict[str, Columns]) -> dict[str, pa.Table]:
     """Typed Arrow tables (cheap to pickle back to the parent, written as they are)."""
     tables = {}
-    for table, rows in columns.items():
+    for table, values in columns.items():
         schema = SCHEMAS[table]
-        values = zip(*rows, strict=True) if rows else ([] for _ in schema)  # strict: every row as wide
-        arrays = [pa.array(column, field.type) for column, field in zip(values, schema, strict=True)]
+        width = len(schema)
+        if len(values) % width:
+            raise ValueError(f"the {table} rows are not all {width} values wide")
+        arrays = [_array(values[i::width], field.type) for i, field in enumerate(schema)]
         tables[table] = pa.Table.from_arrays(arrays, schema=schema)
     return tables
+
+
+def _array(column: list[Any], kind: pa.DataType) -> pa.Array:
+    """``pa.array(column, kind)``; a dictionary column of one value throughout (the experiment's name) without
+    hashing every row's string."""
+    if (column and column[0] is not None and pa.types.is_dictionary(kind) and kind.index_type == pa.int32()
+            and column.count(column[0]) == len(column)):  # list.count: in C, identity first
+        return pa.DictionaryArray.from_arrays(np.zeros(len(column), np.int32),
+                                              pa.array(column[:1], kind.value_type))
+    return pa.array(column, kind)
