@@ -9,11 +9,15 @@ Knobs: ``stop_chance`` (vote to stop before a hand), ``draw_chance`` (take each 
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from treasure_sim.game.cards import SPADES, SUIT
 from treasure_sim.game.strategy import CALL, CHECK, FOLD, RAISE, Action, Mixed, Observation, Steal, Strategy
 
 _PLAIN = {FOLD: Action.fold(), CHECK: Action.check(), CALL: Action.call()}
 _EVEN = {n: (1 / n,) * n for n in range(1, 5)}  # an equal chance for each of n legal kinds
+_raise_to = lru_cache(maxsize=1 << 12)(Action.raise_to)  # one Action per size: it is immutable
+_new = tuple.__new__  # Mixed(actions, chances) without its Python-level __new__: one is made per bet
 
 
 class RandomBot(Strategy):
@@ -26,9 +30,9 @@ class RandomBot(Strategy):
     def act(self, obs: Observation) -> Mixed:
         legal = obs.legal
         if RAISE in legal:
-            size = Action.raise_to(int(self.rng.integers(obs.min_raise_to, obs.max_raise_to + 1)))
-            return Mixed(tuple([size if kind == RAISE else _PLAIN[kind] for kind in legal]), _EVEN[len(legal)])
-        return Mixed(tuple([_PLAIN[kind] for kind in legal]), _EVEN[len(legal)])
+            size = _raise_to(int(self.rng.integers(obs.min_raise_to, obs.max_raise_to + 1)))
+            return _new(Mixed, (tuple([size if kind == RAISE else _PLAIN[kind] for kind in legal]), _EVEN[len(legal)]))
+        return _new(Mixed, (tuple([_PLAIN[kind] for kind in legal]), _EVEN[len(legal)]))
 
     def pick(self, obs: Observation) -> Action:
         """The same choice drawn from the bot's own stream: for a subclass that wants to look at the action."""

@@ -22,6 +22,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from operator import is_
+from threading import get_ident
 from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
@@ -51,7 +52,7 @@ from ..game.strategy import (
     Observation,
     Strategy,
 )
-from .timeouts import Alarm, DecisionTimeout, alarm_usable, ring_overdue
+from .timeouts import ALARM_THREAD, OVERDUE, Alarm, DecisionTimeout, alarm_usable, ring_overdue
 
 if TYPE_CHECKING:
     from ..game.history import HandRecord
@@ -79,7 +80,8 @@ def _plain_choices(answer: Any, lim: BetLimits) -> list[tuple[str, Any, float]] 
     actions, chances = answer  # an exact NamedTuple of ours: unpacking it runs no bot code
     if type(actions) is not tuple or type(chances) is not tuple or not 0 < len(actions) == len(chances) <= MAX_CHOICES:
         return None
-    if chances is not _CHANCES_READ[0] or not all(map(is_, chances, _CHANCES_READ[1])):  # read last: not again
+    read = _CHANCES_READ.get(id(chances))
+    if read is None or read[0] is not chances or not all(map(is_, chances, read[1])):  # read before: not again
         total = 0.0
         for chance in chances:
             if type(chance) is not float or not 0.0 <= chance <= 1.0:
@@ -87,7 +89,9 @@ def _plain_choices(answer: Any, lim: BetLimits) -> list[tuple[str, Any, float]] 
             total += chance
         if abs(total - 1.0) > CHANCE_TOLERANCE:
             return None
-        _CHANCES_READ[:] = chances, list(chances)  # and its items, in case they were swapped under us (ctypes)
+        if len(_CHANCES_READ) >= _CHANCES_KEPT:
+            _CHANCES_READ.clear()
+        _CHANCES_READ[id(chances)] = chances, list(chances)  # and its items, in case they were swapped (ctypes)
     choices = []
     to_call, low, high = lim
     for action, chance in zip(actions, chances, strict=True):  # lengths checked above
@@ -106,8 +110,9 @@ def _plain_choices(answer: Any, lim: BetLimits) -> list[tuple[str, Any, float]] 
     return choices
 
 
-_CHANCES_READ: list[Any] = [None, []]  # the chances `_plain_choices` found sound last (bots reuse one tuple per
-# shape), and its items as they were then
+_CHANCES_READ: dict[int, tuple[tuple, list]] = {}  # chances `_plain_choices` found sound lately, by id (bots reuse
+# one tuple per shape; the tuple kept, so its id is not reused), and their items as they were then
+_CHANCES_KEPT = 16
 
 
 class StrategyError(RuntimeError):
@@ -219,12 +224,12 @@ class Seat:
             return _FAILED
         self.decisions += 1
         start = perf_counter()
-        if self.own_limit or not alarm_usable():
+        if self.own_limit or get_ident() != ALARM_THREAD:  # `alarm_usable`, inline
             answer = self._call(method, args, self.limit, start)
             self.seconds += perf_counter() - start
             return answer
         try:  # the common timed case, inlined: the seat's alarm (no system call: timeouts.py)
-            answer = self._alarm.call(_invoke, self.bot, method, args)  # type: ignore[union-attr]
+            answer = self._alarm.ask(self.bot, method, args)  # type: ignore[union-attr]
         except DecisionTimeout:
             self._timed_out(method, self.limit)
             answer = _FAILED
@@ -236,7 +241,8 @@ class Seat:
         if took > self.limit and answer is not _FAILED:  # type: ignore[operator]
             self._timed_out(method, self.limit)  # measured: the bot switched the alarm off
             answer = _FAILED
-        ring_overdue()
+        if OVERDUE[0]:  # `ring_overdue`, inline
+            ring_overdue()
         return answer
 
     def _tell(self, method: str, *args: Any) -> Any:
@@ -275,7 +281,7 @@ class Seat:
 
     def _alarmed(self, alarm: Alarm, method: str, args: tuple) -> Any:
         if alarm_usable():
-            return alarm.call(_invoke, self.bot, method, args)
+            return alarm.ask(self.bot, method, args)
         return _invoke(self.bot, method, args)  # the time is measured by _call
 
     def _timed_out(self, method: str, limit: float | None) -> None:

@@ -55,16 +55,18 @@ class DecisionTimeout(BaseException):
 
 
 _MAIN_THREAD = threading.main_thread().ident
+ALARM_THREAD = _MAIN_THREAD if _HAS_ALARM else None
+"""The thread whose calls an `Alarm` can interrupt (``threading.get_ident()``): the main one; None without SIGALRM."""
 
 
 def alarm_usable() -> bool:
     """Whether :class:`Alarm` can interrupt here: SIGALRM exists and this is the main thread."""
-    return _HAS_ALARM and threading.get_ident() == _MAIN_THREAD
+    return threading.get_ident() == ALARM_THREAD
 
 
 _Call = tuple["Alarm", float]  # an alarm and the deadline of its call in progress (monotonic seconds)
 _ACTIVE: list[_Call] = []  # the calls in progress (main thread only; the innermost last): the watchdog reads it
-_OVERDUE = [False]  # someone else's SIGALRM arrived during a bot's call
+OVERDUE = [False]  # someone else's SIGALRM arrived during a bot's call: `ring_overdue` lets it ring
 _SENT: list[_Call | None] = [None]  # the call the watchdog sent SIGALRM for, until the handler takes it
 _OUTER: list[Any] = []  # the SIGALRM handlers that open AlarmScopes replaced, innermost last
 _SHORTEST = [float("inf")]  # the shortest limit of any Alarm made: the longest the watchdog may sleep
@@ -73,8 +75,8 @@ _SHORTEST = [float("inf")]  # the shortest limit of any Alarm made: the longest 
 def ring_overdue() -> None:
     """Let someone else's SIGALRM that arrived during a bot's call ring now, outside that call (so whatever
     its handler raises is not taken for the bot's doing). Cheap when there is nothing to ring."""
-    if _OVERDUE[0]:
-        _OVERDUE[0] = False
+    if OVERDUE[0]:
+        OVERDUE[0] = False
         signal.raise_signal(_SIGALRM)
 
 
@@ -88,7 +90,7 @@ def _dispatch(signum: int, frame: FrameType | None) -> None:
             sent[0]._fire(frame)
         return  # else the call it was meant for is over: nothing to do
     if _ACTIVE:
-        _OVERDUE[0] = True
+        OVERDUE[0] = True
         return
     previous = _OUTER[-1] if _OUTER else None
     if callable(previous) and previous is not _dispatch:
@@ -179,7 +181,7 @@ class AlarmScope:
 class Alarm:
     """Interrupts one call at a time after ``seconds``; :attr:`fired` says whether it had to."""
 
-    __slots__ = ("_adapter", "_in_call", "_prev_trace", "_tracing", "fired", "repeat", "seconds")
+    __slots__ = ("_in_call", "_prev_trace", "_tracing", "fired", "repeat", "seconds")
 
     def __init__(self, seconds: float, repeat: float = REPEAT) -> None:
         self.seconds = seconds
@@ -188,7 +190,6 @@ class Alarm:
         self._in_call = False
         self._tracing = False
         self._prev_trace: Any = None
-        self._adapter: FrameType | None = None
         if seconds < _SHORTEST[0]:
             _SHORTEST[0] = seconds
             _WATCHDOG.nudge.set()
@@ -198,21 +199,24 @@ class Alarm:
 
         Only on the main thread (see :func:`alarm_usable`).
         """
+        return self.ask(fn, "__call__", args)
+
+    def ask(self, bot: Any, method: str, args: tuple) -> Any:
+        """``getattr(bot, method)(*args)`` (the lookup timed too: a bot's own ``__getattribute__`` is its code) under
+        the limit, as `call`: what a seat asks of its bot at every decision, so kept lean."""
         self.fired = 0
-        self._adapter = sys._getframe()
-        scoped = bool(_OUTER)  # inside an AlarmScope, whose handler serves (unless a bot replaced it: put it back)
-        if scoped:
+        if _OUTER:  # inside an AlarmScope, whose handler serves (unless a bot replaced it: put it back)
             if _getsignal(_SIGALRM) is not _dispatch:
                 _setsignal(_SIGALRM, _dispatch)
-            previous = None
+            scoped, previous = True, None
         else:
-            previous = _setsignal(_SIGALRM, _dispatch)
+            scoped, previous = False, _setsignal(_SIGALRM, _dispatch)
             _WATCHDOG.ensure()
         call = (self, monotonic() + self.seconds)
         _ACTIVE.append(call)
         self._in_call = True
         try:
-            answer = fn(*args)
+            answer = getattr(bot, method)(*args)
         finally:
             self._in_call = False  # first: from here on neither the handler nor the tracer raises
             _ACTIVE.pop()
@@ -221,7 +225,6 @@ class Alarm:
             if self._tracing:
                 sys.settrace(self._prev_trace)
                 self._tracing = False
-            self._adapter = None
         if self.fired:
             raise DecisionTimeout  # it answered, but only after the limit
         return answer
@@ -244,7 +247,7 @@ class Alarm:
             self._prev_trace = sys.gettrace()
             self._tracing = True
         sys.settrace(self._trace)  # frames the bot calls from now on
-        while frame is not None and frame is not self._adapter:  # frames already running
+        while frame is not None and frame.f_code is not _ASK_CODE:  # frames already running, up to our `ask`
             frame.f_trace = self._trace
             frame.f_trace_opcodes = True
             frame = frame.f_back
@@ -258,3 +261,7 @@ class Alarm:
             raise DecisionTimeout
         frame.f_trace_opcodes = True  # a call, an exception arriving, a return: keep watching
         return self._trace
+
+
+_ASK_CODE = Alarm.ask.__code__  # the frame that calls the bot: where `_trace_from` stops (the innermost is the alarm's
+# that fired: only the innermost call in progress is ever interrupted)

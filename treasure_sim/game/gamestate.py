@@ -27,7 +27,7 @@ from .betting import BetLimits, bet_limits, split_pots, uncalled_bet
 from .cards import make_deck
 from .history import HandRecord, MixedDecision, ShownHand, name_quintet
 from .powers import Restrict, barred_seats, check_restrict
-from .questions import QUESTIONS, Decision, IllegalAnswer, bet_total, check_answer, plain_bet
+from .questions import QUESTIONS, Decision, IllegalAnswer, check_answer, plain_bet
 from .rules import RuleSet
 from .seeding import as_seed_sequence, derive, root_key
 from .state import (
@@ -288,27 +288,34 @@ class GameState(TreasureSteps):
         h = self.hand
         s = self._bet[0][self._i]
         total = fold = 0.0
-        for choice in choices:
-            total += choice[2]
-            if choice[0] == FOLD:
-                fold += choice[2]
+        for kind, _, chance in choices:
+            total += chance
+            if kind == FOLD:
+                fold += chance
         if self._shared_rngs:
             self._own_rngs()
         point = self.mix_rngs[s].random() * total
         running, picked = 0.0, None
         for choice in choices:
-            running += choice[2]
-            if choice[2] > 0 and point < running:
+            chance = choice[2]
+            running += chance
+            if chance > 0 and point < running:
                 picked = choice
                 break
         if picked is None:  # rounding left the point past the last sum: the last action with a chance
             picked = next(c for c in reversed(choices) if c[2] > 0)
         kind = picked[0]
         view = h._view or h.view(self.table)  # the tuples the observation was just built from
-        folded = view[3]
         h.mixed.append(_new(MixedDecision, (h.round, s, fold / total, view[2], tuple(
-            [dealt and not out for dealt, out in zip(h.in_hand, folded, strict=True)]), lim[0], kind == FOLD)))
-        self.bet(*bet_total(kind, picked[1], lim, my_bet))
+            [dealt and not out for dealt, out in zip(h.in_hand, view[3], strict=True)]), lim[0], kind == FOLD)))
+        if kind == RAISE:  # `bet_total`, inline
+            self.bet(RAISE, picked[1])
+        elif kind == FOLD:
+            self.bet(FOLD, my_bet)
+        elif lim[0]:
+            self.bet(CALL, my_bet + lim[0])
+        else:
+            self.bet(CHECK, my_bet)
 
     def answer(self, value: Any) -> None:
         """A legal answer to the question waited for that is not a bet (already checked)."""

@@ -103,10 +103,13 @@ def check_answer(decision: Decision, answer: Any) -> Any:
         return None
     if kind == "steal":
         if (type(answer) is tuple or type(answer) is Steal) and len(answer) == 3:
-            wanted = tuple(exact_int(x) for x in answer)
-            for option in options:
-                if option is not None and tuple(option) == wanted:
-                    return option
+            diamond, victim, card = answer  # an exact tuple (or our own Steal): unpacking runs no bot code
+            wanted = (diamond, victim, card) if type(diamond) is type(victim) is type(card) is int else tuple(
+                [exact_int(x) for x in answer])
+            if None not in wanted:  # the options are our own Steals (and None): compared as plain tuples
+                for option in options:
+                    if option == wanted and option is not None:
+                        return option
         raise _illegal(kind, answer, f"not one of the {len(options) - 1} options nor None")
     card = exact_int(answer)
     if card is None or card not in options:
@@ -159,7 +162,10 @@ def strategy_args(decision: Decision) -> tuple:
     (None, the option to answer nothing, left out), or the ``treasure`` waiting for room."""
     asked_with = QUESTIONS[decision.kind].asked_with
     if asked_with == "options":
-        return (tuple(o for o in decision.options if o is not None),)
+        options = decision.options
+        if options and options[-1] is None:  # None, where it is an option, comes last (steal)
+            options = options[:-1]
+        return (options if None not in options else tuple([o for o in options if o is not None]),)
     if asked_with == "treasure":
         return (decision.treasure,)
     return ()
