@@ -213,9 +213,10 @@ class TreasureSteps:
     def _steal_options(self, s: int) -> tuple[Steal, ...]:
         t = self.table
         zones, values = t.treasures, t.values
-        usable = [d for d in self._held[s] if d in zones[s]]
-        return tuple([_new(Steal, (d, v, c)) for d in usable for v in range(t.n) if v != s
-                      for c in zones[v] if values[c] <= values[d]])
+        mine = zones[s]
+        others = [(v, zones[v]) for v in range(t.n) if v != s]
+        return tuple([_new(Steal, (d, v, c)) for d in self._held[s] if d in mine for top in (values[d],)
+                      for v, zone in others for c in zone if values[c] <= top])
 
     def _steal_decision(self) -> Decision | None:
         order = self.hand.order

@@ -113,6 +113,9 @@ def hand_rows(cols: Columns, experiment: str, game_id: int, hands: Sequence[Hand
         ))
 
 
+_NONE = [[0] * n for n in range(11)]  # per table size: a count of 0 for every seat (never written to)
+
+
 def seat_rows(cols: Columns, experiment: str, game_id: int, hands: Sequence[HandRecord]) -> None:
     """Append one row per seat dealt into each hand: what it held, put in, did and won (poker statistics,
     and the chance events that luck adjustment needs)."""
@@ -120,9 +123,8 @@ def seat_rows(cols: Columns, experiment: str, game_id: int, hands: Sequence[Hand
     for h in hands:
         in_hand = h.in_hand
         n = len(in_hand)
-        antes = h.antes
-        put_in = [[antes[s], 0, 0, 0, 0] for s in range(n)]  # the ante, then each betting round
-        bets, calls, checks, won, stole, robbed, errors = ([0] * n for _ in range(7))
+        put_in = [[ante, 0, 0, 0, 0] for ante in h.antes]  # the ante, then each betting round
+        bets, calls, checks, won = [0] * n, [0] * n, [0] * n, [0] * n
         folded_round: list[int | None] = [None] * n
         vpip, pfr = [False] * n, [False] * n
         for rnd, seat, kind, _, added, _ in h.actions:
@@ -145,11 +147,16 @@ def seat_rows(cols: Columns, experiment: str, game_id: int, hands: Sequence[Hand
         for pot in h.pots:
             for w, chips in zip(pot.winners, pot.shares, strict=True):
                 won[w] += chips
-        for steal in h.steals:
-            stole[steal.seat] += 1
-            robbed[steal.victim] += 1
-        for erred, _ in h.errors:
-            errors[erred] += 1
+        stole = robbed = errors = _NONE[n]  # read only: a list of its own only where something happened
+        if h.steals:
+            stole, robbed = [0] * n, [0] * n
+            for steal in h.steals:
+                stole[steal.seat] += 1
+                robbed[steal.victim] += 1
+        if h.errors:
+            errors = [0] * n
+            for erred, _ in h.errors:
+                errors[erred] += 1
         saw = len(h.shared) > 0
         hand_no, hole, before, payouts, money = h.hand_no, h.hole, h.treasures_before, h.payouts, h.money_after
         last, taken, taker = h.last_folder, h.treasure_taken, h.treasure_taker
