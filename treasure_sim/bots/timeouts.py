@@ -1,14 +1,14 @@
 """A decision time limit for bots, enforced inside the process where it can be.
 
-How: on the main thread of a process with SIGALRM (a tournament runs games on its workers' main
-threads), :meth:`Alarm.call` writes down the call's deadline and calls the bot: no system call, no
-timer set and cancelled per decision. A *watchdog* thread (one per process, started on first use)
-looks at the call in progress now and then; when a call is still running at its deadline, it sends
-SIGALRM to the main thread (``signal.pthread_kill``), whose handler raises `DecisionTimeout` inside
-the bot's code. A `BaseException`, so ``except Exception`` in a bot does not catch it. A bot that
-swallows it anyway is interrupted again every ``repeat`` seconds, and from the second interruption
-on the first line or opcode it runs (the body of the handler that caught it) raises it again,
-through a trace function, so ``while True: try: ... except BaseException: pass`` is unwound too.
+How: on the main thread of a process with SIGALRM (a tournament runs games on its workers' main threads),
+:meth:`Alarm.call` (and :meth:`Alarm.ask`, what a seat uses) writes down the call's deadline and calls the bot: no
+system call, no timer set and cancelled per decision. A *watchdog* thread (one per process, started on first use)
+looks at the call in progress now and then; when a call is still running at its deadline, it sends SIGALRM to the
+main thread (``signal.pthread_kill``), whose handler raises `DecisionTimeout` inside the bot's code. A
+`BaseException`, so ``except Exception`` in a bot does not catch it. A bot that swallows it anyway is interrupted
+again every ``repeat`` seconds, and from the second interruption on the first line or opcode it runs (the body of
+the handler that caught it) raises it again, through a trace function, so ``while True: try: ... except
+BaseException: pass`` is unwound too.
 Whatever the bot does, an answer given after the limit is refused.
 
 The watchdog never needs to be told that a call started: while games run it sleeps at most the
