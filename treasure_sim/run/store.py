@@ -180,7 +180,7 @@ class Manifest:
         return self.replace(runs=(*self.runs[:-1], run), updated=now())
 
     def to_json(self) -> dict[str, Any]:
-        data = dataclasses.asdict(self)
+        data = dataclasses.asdict(self.replace(parts=(), journal_damage=()))  # not every part copied at each write
         del data["parts"], data["journal_damage"]  # in the journal; found when read
         data["parts_recorded"] = len(self.parts) if self.parts is not None and self.kind == "run" else None
         data[self.kind if self.kind == "sweep" else "experiment"] = self.name  # the names older readers used
