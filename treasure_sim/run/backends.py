@@ -71,9 +71,9 @@ def _init_worker(parent: int) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the parent's "SIGTERM = Ctrl-C" is not for workers
     exit_with_parent(parent)
     pa.array([0])  # pyarrow imports pandas at its first conversion of a list (to ask whether it is a pandas object):
-    # a worker's first rows would; here, before the freeze, so its 30,000 objects are frozen too
+    # a worker's first rows would; here, before the freeze, so its ~30,000 objects are frozen too
     gc.freeze()  # what the worker inherits (modules, classes) is never traversed by a collection again: ~10% a task
-    gc.set_threshold(5000, 20, 50)  # a game makes few cycles: collections a seventh as often, a third less time in them
+    gc.set_threshold(5000, 20, 50)  # a game makes few cycles: a tenth as many collections, ~1/3 less time in them
 
 
 class ProcessBackend:

@@ -5,7 +5,7 @@ Arrow once per task (`to_tables`).
 Why flat: a row is one tuple built and appended, whatever its width, and the tuple is freed at once; the record's own
 tuples (hole cards, committed chips) go in as they are, uncopied. A column is then a slice (``values[i::width]``, in
 C). Kept rows as tuples would be objects the garbage collector traverses again and again while a task plays
-(measured: a tenth of a task's CPU went to collections), and turning them into columns made one iterator per row."""
+(measured: 8% of a task's CPU went to collections, 6% after), and making columns of them took an iterator a row."""
 
 from __future__ import annotations
 
