@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import io
 import re
+import signal
 import sys
 import time
 import uuid
@@ -150,9 +151,15 @@ def test_a_full_zone_asks_the_person_what_to_give_up():
 
 
 # ----- the command, end to end in a terminal ------------------------------------------------------------------
+def _interactive_sigint() -> None:
+    """Ctrl-C as at a terminal: a runner started in the background (``nohup pytest &``) passes SIGINT on ignored,
+    and Python then never turns it into KeyboardInterrupt."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def spawn(*args: str, **kwargs) -> pexpect.spawn:
     child = pexpect.spawn(COMMAND[0], [*COMMAND[1:], "play", *args], encoding="utf-8", timeout=60,
-                          dimensions=(50, 200), **kwargs)
+                          dimensions=(50, 200), preexec_fn=_interactive_sigint, **kwargs)
     child.logfile_read = io.StringIO()
     return child
 
