@@ -27,7 +27,7 @@ from .betting import BetLimits, bet_limits, split_pots, uncalled_bet
 from .cards import make_deck
 from .history import HandRecord, MixedDecision, ShownHand, name_quintet
 from .powers import Restrict, barred_seats, check_restrict
-from .questions import QUESTIONS, Decision, IllegalAnswer, check_answer, plain_bet
+from .questions import QUESTIONS, Decision, IllegalAnswer, bet_total, check_answer, plain_bet
 from .rules import RuleSet
 from .seeding import as_seed_sequence, derive, root_key
 from .state import (
@@ -308,14 +308,7 @@ class GameState(TreasureSteps):
         view = h._view or h.view(self.table)  # the tuples the observation was just built from
         h.mixed.append(_new(MixedDecision, (h.round, s, fold / total, view[2], tuple(
             [dealt and not out for dealt, out in zip(h.in_hand, view[3], strict=True)]), lim[0], kind == FOLD)))
-        if kind == RAISE:  # `bet_total`, inline
-            self.bet(RAISE, picked[1])
-        elif kind == FOLD:
-            self.bet(FOLD, my_bet)
-        elif lim[0]:
-            self.bet(CALL, my_bet + lim[0])
-        else:
-            self.bet(CHECK, my_bet)
+        self.bet(*bet_total(kind, picked[1], lim, my_bet))
 
     def answer(self, value: Any) -> None:
         """A legal answer to the question waited for that is not a bet (already checked)."""
