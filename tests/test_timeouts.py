@@ -60,6 +60,14 @@ def test_someone_elses_signal_during_a_call_is_theirs_and_rings_after_it():
         signal.signal(signal.SIGALRM, previous)
 
 
+@needs_alarm
+def test_someone_elses_signal_still_rings_after_a_bot_switched_the_alarm_off():
+    # the watchdog's signals for that call went to the bot's SIG_IGN: none may be taken for ours later
+    with AlarmScope():
+        Alarm(0.05).call(lambda: (signal.signal(signal.SIGALRM, signal.SIG_IGN), time.sleep(0.3)))
+    test_someone_elses_signal_during_a_call_is_theirs_and_rings_after_it()
+
+
 class SlowSetup(ScriptedBot):
     def setup(self, seat, n_players, rules, rng):
         time.sleep(0.3)  # over the decision limit, within setup's (SETUP_TIME_FACTOR times longer)

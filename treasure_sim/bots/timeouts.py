@@ -170,6 +170,7 @@ class AlarmScope:
         self._installed = alarm_usable() and _getsignal(_SIGALRM) is not _dispatch  # not nested
         if self._installed:
             _OUTER.append(_setsignal(_SIGALRM, _dispatch))
+            _SENT[0] = None  # a signal the watchdog sent while a bot had replaced our handler never reached us
             _WATCHDOG.ensure()
         return self
 
@@ -208,6 +209,7 @@ class Alarm:
         if _OUTER:  # inside an AlarmScope, whose handler serves (unless a bot replaced it: put it back)
             if _getsignal(_SIGALRM) is not _dispatch:
                 _setsignal(_SIGALRM, _dispatch)
+                _SENT[0] = None  # sent while a bot's handler was in place: it went there, never to `_dispatch`
             scoped, previous = True, None
         else:
             scoped, previous = False, _setsignal(_SIGALRM, _dispatch)
