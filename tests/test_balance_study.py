@@ -369,7 +369,7 @@ def test_a_ladder_rung_that_is_the_base_is_not_played_again_and_one_bar_counts_e
 
 # ----- the designer's page: what a value means, the ceiling, the heat map -------------------------------------
 def test_a_significantly_negative_power_is_labelled_by_whether_the_bot_could_decline_it():
-    from treasure_sim.study import designer
+    from treasure_sim.study import designer, designer_figures
 
     values = pd.DataFrame([
         {"arm": "a", "entrant": "hunter", "what": "spades", "metric": "net", "value": -5.4, "low": -10.0,
@@ -387,7 +387,8 @@ def test_a_significantly_negative_power_is_labelled_by_whether_the_bot_could_dec
     assert "cannot be declined" in reading.split("clubs")[1].split("\n")[0]
     assert "worth +94.0 [+80.0, +108.0] net (chips) to this bot in this field" in reading
     assert "hearts" not in reading  # not significant: no claim either way
-    labels = [designer._power_label(r["entrant"], r["what"], r["value"], r["flag"]) for r in values.to_dict("records")]
+    labels = [designer_figures._power_label(r["entrant"], r["what"], r["value"], r["flag"])
+              for r in values.to_dict("records")]
     assert labels == ["hunter: spades (misplayed)", "hunter: clubs (costs it)", "hunter: new_treasure",
                       "hunter: hearts"]
 
@@ -415,7 +416,7 @@ def test_values_are_named_as_the_reference_players_at_the_budget_its_params_give
 
 
 def test_the_reference_players_power_values_say_whose_they_are_and_label_its_misplays():
-    from treasure_sim.study import designer
+    from treasure_sim.study import designer, designer_figures
 
     who = {"search": designer.whose(REFERENCE_CONFIG, "search")}
     values = pd.DataFrame([
@@ -435,7 +436,7 @@ def test_the_reference_players_power_values_say_whose_they_are_and_label_its_mis
     assert spades.startswith("- `search`, spades: -6.0 [-9.0, -3.0]")
     assert "the studied bot's misplay (`search`, the reference player at budget 50, as it plays)" in spades
     assert "possible misplay" in hearts and "hearts" in hearts
-    labels = [designer._power_label(r["entrant"], r["what"], r["value"], r["flag"], r["high"])
+    labels = [designer_figures._power_label(r["entrant"], r["what"], r["value"], r["flag"], r["high"])
               for r in values.to_dict("records")]
     assert labels == ["search: spades (misplayed)", "search: new_treasure", "search: hearts (misplayed?)",
                       "search: clubs", "search: diamonds"]
