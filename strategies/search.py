@@ -42,8 +42,7 @@ from itertools import combinations
 
 import numpy as np
 
-from treasure_sim.game import evaluator
-from treasure_sim.game.cards import CLUBS, RANK, SPADES, SUIT, value_of
+from treasure_sim.game.cards import SPADES, SUIT, value_of
 from treasure_sim.game.gamestate import GameState
 from treasure_sim.game.history import HandRecord
 from treasure_sim.game.resample import state_from_observation
@@ -52,6 +51,7 @@ from treasure_sim.game.strategy import CALL, CHECK, FOLD, RAISE, Action, Mixed, 
 
 from ._montecarlo import unseen_cards
 from ._ranges import BOARD_AT_ROUND, ActionModel, BoardScores, Ranges, pairs_of, rank01
+from ._search_util import ends_game, final_categories, greedy_steal, needed, wild_mask
 from ._treasure import TreasureModel, Valuer
 
 
@@ -62,11 +62,23 @@ class SearchBot(Strategy):
                  treasure_scale: float = 1.0, win_value: float = 100.0, stake_chips: float = 12.0,
                  max_spades: int = 3, ranges: bool = True, range_samples: int = 12, allin_pots: float = 2.0,
                  min_hands_left: float = 4.0, reraise: bool = True, later_bets: bool = True,
-                 value_category: int = 3, fade_all: bool = True) -> None:
+                 value_category: int = 3, fade_all: bool = True, objective: str = "ahead",
+                 multiway: bool = True, call_later: str = "auto", quiet_after_fold: bool = True,
+                 late_folds: bool = True) -> None:
         if iterations < 1:
             raise ValueError(f"iterations must be >= 1, got {iterations}")
         if temperature <= 0:
             raise ValueError(f"temperature must be > 0, got {temperature}")
+        if objective not in ("win", "ahead"):
+            raise ValueError(f"objective must be 'win' or 'ahead', got {objective!r}")
+        self.objective = objective
+        self.multiway = multiway
+        if call_later not in ("auto", "equity", "category", "best"):
+            raise ValueError(f"call_later must be 'auto', 'equity', 'category' or 'best', got {call_later!r}")
+        self.call_later = call_later
+        self.quiet_after_fold = quiet_after_fold
+        self.late_folds = late_folds
+        self._nt_ok = True  # it may take the New Treasure (not barred from it)
         self.iterations = iterations
         self.temperature = temperature
         self.treasure_value = treasure_value
@@ -140,7 +152,7 @@ class SearchBot(Strategy):
         for o in obs.active:
             if o == obs.seat or obs.revealed[o] is not None:
                 continue
-            wild = _wild_mask(obs, o)
+            wild = wild_mask(obs, o)
             strength = {}
             for r in {a.round for a in obs.history if a.seat == o}:
                 board = self._board(obs, BOARD_AT_ROUND[r], unseen)
@@ -189,6 +201,7 @@ class SearchBot(Strategy):
         left = max(self._valuer[1].hands_left, self.min_hands_left)
         self._spread = max(math.sqrt(2.0 * left * self._swing()), 1.0)
         self._late = min(1.0, self._valuer[1].hands_left / 10.0)  # a card's flat worth fades in the last 10 hands
+        self._nt_ok = "new_treasure" not in obs.restricted
         sums = [0.0] * len(answers)
         for _ in range(k):
             holes = ranges.sample(self.rng) if ranges is not None else None
@@ -216,16 +229,19 @@ class SearchBot(Strategy):
         rnd = h.round if h is not None else -1
         opened: set[int] = set()  # the rounds in which an opponent has bet or raised (once a round)
         valuer = self._valuer[1] if self.treasure_scale else None
-        final = _final_categories(state) if ranges is not None else []
+        final = final_categories(state) if ranges is not None else []
         nt = h.new_treasure if h is not None else None
+        racing = (*folding, me) if self.late_folds and self._nt_ok and ranges is not None else folding
         worth_nt = {s: (valuer.value(nt, s) if valuer is not None else self.treasure_value) + self.treasure_value
-                    for s in folding} if nt is not None else {}
+                    for s in racing} if nt is not None else {}
 
         def strong(s: int, r: int) -> bool:
             """An opponent bets or raises: in the round under way with a hand in its raising range, in a later round
             with ``value_category`` or better at the end of this determinization's board."""
             if s == me or ranges is None or s not in ranges.weights:
                 return False
+            if self.quiet_after_fold and state.hand.folded[me]:
+                return False  # the searcher is out: the others' fights only add noise to its value
             if r == rnd:
                 return ranges.now(s, state.hand.hole[s])[1] >= ranges.top[s]
             return self.later_bets and final[s] >= self.value_category
@@ -233,8 +249,14 @@ class SearchBot(Strategy):
         def ask(s: int, lim, my_bet: int, legal) -> tuple[str, int]:
             hand = state.hand
             if lim[0] == 0:
-                if s in folding and hand.new_treasure is not None and hand.pot <= worth_nt.get(s, 0.0):
-                    return FOLD, my_bet  # a seat that folds for the New Treasure, when it is worth more than the pot
+                if s in folding and hand.new_treasure is not None and hand.pot <= worth_nt.get(s, 0.0) and (
+                        not self.late_folds or hand.round == 3 or hand.live == 2):
+                    # a seat that folds for the New Treasure, when it is worth more than the pot (``late_folds``: it
+                    # waits, as waiting is free, for the river or for a fold sure to be the last)
+                    return FOLD, my_bet
+                if (s == me and self.late_folds and hand.round == 3 and hand.live > 2 and hand.new_treasure is not None
+                        and worth_nt.get(s, 0.0) > hand.pot * self._my_equity(ranges, hand.folded)):
+                    return FOLD, my_bet  # the searcher races for the New Treasure on the river (multiway)
                 if lim[2] and hand.round not in opened and strong(s, hand.round):
                     opened.add(hand.round)
                     pot = hand.pot if hand.round > rnd else (hand.pot + 1) // 2  # half the pot now, the pot later
@@ -244,14 +266,26 @@ class SearchBot(Strategy):
             if ranges is None:
                 return CALL, my_bet + lim[0]
             if s == me:
-                q, loose = min(ranges.mine.values(), default=0.5), 1.0
+                mode = self.call_later
+                if mode == "auto":  # its equity in a heads-up game; at a table of more, the stale equity misleads
+                    mode = "best" if len(hand.order) > 2 else "equity"
+                if mode != "equity" and hand.round > rnd and final[me] >= 0:
+                    # a bet in a later round comes from a hand of value_category or better at the end of the board:
+                    # call with one as good ("category"), and as good as the best of the others still in ("best")
+                    need = self.value_category
+                    if mode == "best":
+                        need = max([need] + [final[o] for o in range(len(final)) if o != me and not hand.folded[o]])
+                    return (CALL, my_bet + lim[0]) if final[me] >= need else (FOLD, my_bet)
+                q, loose = self._my_equity(ranges, hand.folded), 1.0
             elif s in ranges.weights:
                 q = ranges.now(s, hand.hole[s])[0]
+                others = hand.live - 1 if self.multiway else 1  # the seats it must beat
+                q = q ** others
                 if self.reraise and lim[2] and hand.round not in opened and strong(s, hand.round):
                     opened.add(hand.round)  # a strong hand raises the pot, once a round
                     high = my_bet + lim[0]
                     return RAISE, min(max(high + hand.pot + lim[0], lim[1]), lim[2])
-                if final[s] >= _needed(share):  # a made hand at the end of this board calls
+                if final[s] >= needed(share) + others - 1:  # a made hand at the end of this board calls
                     return CALL, my_bet + lim[0]
                 loose = min(1.0, ranges.bottom[s] / 0.3)
             else:
@@ -277,7 +311,7 @@ class SearchBot(Strategy):
             elif valuer is None:
                 state.answer(d.default if kind == "joker_treasure" else None)
             elif kind == "steal":  # greedy: the card worth most to it plus what the victim loses, less its Diamond
-                state.answer(_greedy_steal(valuer, d.seat, d.options))
+                state.answer(greedy_steal(valuer, d.seat, d.options))
             elif kind == "joker_treasure":
                 state.answer(max(d.options, key=lambda c, s=d.seat: valuer.value(c, s)))
             else:  # make_room: give up its cheapest Treasure for a dearer one
@@ -288,6 +322,16 @@ class SearchBot(Strategy):
                 state.answer(cheap if take and cheap in d.options else None)
         return self._value(state, me)
 
+    def _my_equity(self, ranges: Ranges | None, folded: list[bool]) -> float:
+        """Its equity in a rollout, against the opponents still in: with ``multiway``, the product of its equities
+        against each (the chance to beat them all, as if independent); without, the least of them."""
+        if ranges is None:
+            return 0.5
+        eqs = [q for o, q in ranges.mine.items() if not folded[o]]
+        if not eqs:
+            return 1.0
+        return math.prod(eqs) if self.multiway else min(eqs)
+
     def _value(self, state: GameState, me: int) -> float:
         """Chips at the end of the hand: its stack plus ``win_value`` times its chance to win the game. If the hand
         ends the game, that chance is its share of the win; else its share of every seat's chips plus Treasures
@@ -295,9 +339,14 @@ class SearchBot(Strategy):
         pay the next ante counts nothing)."""
         t = state.table
         money = t.money
-        if _ends_game(state):
+        ahead = self.objective == "ahead"
+        if ends_game(state):
             value = float(money[me])
-            if self.win_value:
+            if self.win_value and ahead:  # the share of the other seats it finishes ahead of (ties half)
+                others = [m for s, m in enumerate(money) if s != me]
+                value += self.win_value * sum(1.0 if money[me] > m else 0.5 if money[me] == m else 0.0
+                                              for m in others) / max(len(others), 1)
+            elif self.win_value:
                 top = max(money)
                 if money[me] == top:
                     value += self.win_value / sum(1 for m in money if m == top)
@@ -318,10 +367,14 @@ class SearchBot(Strategy):
             return float(money[me])
         mine = money[me] + worth[me]
         spread = self._spread
-        p = 1.0
-        for s in range(t.n):
-            if s != me and money[s] >= ante:
-                p *= 0.5 * math.erfc((money[s] + worth[s] - mine) / spread)
+        if ahead:  # the mean over the other seats of its chance to end ahead of each (1 for one that cannot pay)
+            p = sum(0.5 * math.erfc((money[s] + worth[s] - mine) / spread) if money[s] >= ante else 1.0
+                    for s in range(t.n) if s != me) / max(t.n - 1, 1)
+        else:
+            p = 1.0
+            for s in range(t.n):
+                if s != me and money[s] >= ante:
+                    p *= 0.5 * math.erfc((money[s] + worth[s] - mine) / spread)
         return money[me] + self.win_value * p
 
     # ----- betting ---------------------------------------------------------------------------------------------
@@ -410,61 +463,4 @@ class SearchBot(Strategy):
         answers: list[Steal | None] = [None, *options]
         values = self._values(obs, answers, 1, options=options)
         return answers[int(np.argmax(values))]
-
-
-def _greedy_steal(valuer: Valuer, seat: int, options: tuple) -> Steal | None:
-    """The steal with the largest gain to ``seat`` (the card's worth to it plus the victim's loss, less its
-    Diamond), or None when none gains."""
-    best, gain = None, 0.0
-    for o in options:
-        if o is None:
-            continue
-        g = valuer.value(o.card, seat) + valuer.value(o.card, o.victim) - valuer.value(o.diamond, seat)
-        if g > gain:
-            best, gain = o, g
-    return best
-
-
-def _wild_mask(obs: Observation, seat: int) -> int:
-    """The 13-bit mask of ranks wild for ``seat`` (its Clubs Treasures), as far as ``obs`` shows."""
-    if not obs.rules.clubs:
-        return 0
-    mask = 0
-    for c in obs.treasures[seat]:
-        if SUIT[c] == CLUBS:
-            mask |= 1 << RANK[c]
-    return mask
-
-
-def _final_categories(state: GameState) -> list[int]:
-    """Per seat, the category (0 high card .. 9 five of a kind) of its hand with the whole board of this
-    determinization (the shared cards still to come are the top of its deck); -1 for a seat with no cards."""
-    h, t = state.hand, state.table
-    if h is None:
-        return [-1] * t.n
-    board = h.shared + t.deck_top_first()[:5 - len(h.shared)]
-    seats = [s for s in range(t.n) if h.hands[s]]
-    scores = evaluator.score_rows([h.hands[s] + board for s in seats], [t.wilds[s] for s in seats])
-    strength = [-1] * t.n
-    for s, c in zip(seats, evaluator.category(scores).tolist(), strict=True):
-        strength[s] = c
-    return strength
-
-
-def _needed(share: float) -> int:
-    """The least final category a rollout opponent calls with, facing a bet that is ``share`` of the pot after
-    the call: anything to a fifth, a pair to 35%, two pair to a half, three of a kind beyond."""
-    return 0 if share <= 0.2 else 1 if share <= 0.35 else 2 if share <= 0.5 else 3
-
-
-def _ends_game(state: GameState) -> bool:
-    """The hand just played ends the game (rulings §7): the deck ran out, the hand cap, or fewer than two can pay
-    the next ante."""
-    h, t = state.hand, state.table
-    if state.over or h is None:
-        return True
-    if h.void or h.ran_out or t.hand_no >= state.rules.max_hands:
-        return True
-    ante = state.rules.ante_at(t.hand_no + 1)
-    return sum(1 for s in range(t.n) if not t.out[s] and t.money[s] >= ante) < 2
 

@@ -272,3 +272,113 @@ def test_a_cards_model_worth_fades_in_the_last_hands() -> None:
         bot._late = 0.2  # as if two hands were left
         worths[fade] = bot._value(state.clone(), 0)
     assert worths[True] > worths[False]  # the other seat's Spades count less, so my chance to win is higher
+
+
+# ----- several opponents (issue 27: multiway play) ---------------------------------------------------------------
+OLD_KNOBS = dict(objective="win", multiway=False, call_later="equity", quiet_after_fold=False, late_folds=False)
+
+
+def test_the_multiway_knobs_leave_heads_up_play_unchanged() -> None:
+    """Every multiway knob acts only with two or more other seats in the hand: heads-up, the same game."""
+    results = []
+    for knobs in ({}, OLD_KNOBS):
+        bots = [load_strategy("search", iterations=24, **knobs), load_strategy("treasure_hunter", rollouts=16)]
+        result = Game(bots, RuleSet(max_hands=25), seed=4).play()
+        results.append((result.final_money, [r.actions for r in result.hands]))
+    assert results[0] == results[1]
+
+
+def three_seats(money: tuple[int, ...], **knobs) -> tuple[SearchBot, GameState]:
+    """Three seats with ``money``, hand 1 over (no New Treasure), the searcher in seat 0 set up for that state."""
+    rules = RuleSet(new_treasure=False)
+    state = GameState.new(3, rules, 3, money=money)
+    d = reach(state, "bet", 0)
+    bot = searcher(3, rules)
+    for k, v in knobs.items():
+        setattr(bot, k, v)
+    bot._values(state.observation(d), [Action.check()], 1)
+    return bot, state
+
+
+def test_the_ahead_objective_rewards_second_place_where_the_win_objective_does_not() -> None:
+    """``objective = "ahead"``: the value counts the other seats it ends ahead of; "win" only the chance of being
+    first, so far behind the leader, passing the third seat is worth nothing more than its chips."""
+    values = {}
+    for objective in ("win", "ahead"):
+        for mine in (60, 90):  # behind the third seat (80), or ahead of it
+            bot, state = three_seats((mine, 400, 80), objective=objective)
+            bot._spread = 5.0  # a few hands left: leads are nearly sure
+            values[objective, mine] = bot._value(state, 0) - mine
+    assert values["win", 90] - values["win", 60] < 1.0
+    assert values["ahead", 90] - values["ahead", 60] > 0.3 * bot.win_value / 2
+
+
+def test_its_rollout_equity_against_several_is_the_chance_to_beat_them_all() -> None:
+    from strategies._ranges import Ranges
+    ranges = Ranges(np.zeros(0), np.zeros(0))
+    ranges.mine = {1: 0.6, 2: 0.5}
+    bot = searcher(3, RuleSet())
+    assert bot._my_equity(ranges, [False] * 3) == 0.3
+    assert bot._my_equity(ranges, [False, False, True]) == 0.6  # seat 2 folded
+    bot.multiway = False
+    assert bot._my_equity(ranges, [False] * 3) == 0.5
+
+
+def multiway_rollout(hole1: str, hole2: str, mine: str = "2s 3c", shared: str = "Ah Ad As Kd 7c",
+                     answers: tuple = (Action.check(),), **knobs) -> GameState:
+    """Three seats, the searcher (seat 0) answers ``answers`` preflop; a rollout plays the hand on with the others
+    holding ``hole1`` and ``hole2``: the hand as the rollout played it."""
+    rules = RuleSet(new_treasure=False)
+    deck = stacked(3, {0: mine, 1: hole1, 2: hole2}, dealer=2, shared=shared)
+    state = GameState.new(3, rules, 3, deck=deck, dealer=2)
+    d = reach(state, "bet", 0)
+    obs = state.observation(d)
+    bot = searcher(3, rules)
+    for k, v in knobs.items():
+        setattr(bot, k, v)
+    bot._values(obs, [answers[0]], 1)
+    ranges = bot._ranges(obs, {})
+    state.apply(answers[0])
+    bot._rollout(state, 0, ranges)
+    return state
+
+
+def test_rollout_opponents_stay_quiet_once_the_searcher_has_folded() -> None:
+    """Seat 1 will hold four aces; once the searcher has folded, it bets nothing (``quiet_after_fold``)."""
+    def raises(**knobs) -> list:
+        hand = multiway_rollout("Ac 9h", "Qs Jd", answers=(Action.fold(),), **knobs).hand
+        return [a.round for a in hand.actions if a.seat == 1 and a.kind == "raise" and a.round >= 1]
+    assert raises() == []
+    assert raises(quiet_after_fold=False)
+
+
+def test_against_several_it_calls_a_later_bet_only_with_the_best_category() -> None:
+    """Seat 1 will hold four aces and bets the later rounds; the searcher (aces full of kings: better than
+    ``value_category``, worse than four aces) calls under "category" but folds under "best" and "auto" (three
+    seats dealt in)."""
+    def folded(call_later: str) -> bool:
+        hand = multiway_rollout("Ac 9h", "4d 6c", mine="Ks 3c", call_later=call_later).hand
+        return hand.folded[0]
+    assert not folded("category")
+    assert folded("best") and folded("auto")
+
+
+def test_a_seat_racing_for_the_new_treasure_waits_for_the_river_with_several_in() -> None:
+    """With ``late_folds``, a seat seen folding for New Treasures folds for one at the river or when only two are
+    left, not at its first free decision; and the searcher itself, with nothing, folds for it on the river too
+    (seat 1 folds after it there, so in this rollout seat 1 wins the race)."""
+    rules = RuleSet()
+    deck = stacked(3, {0: "2s 3c", 1: "7d 8d", 2: "4d 6c"}, dealer=2, new="Kc", shared="4h 5h 9s Td 2d")
+    for late, first in ((True, 3), (False, 0)):
+        state = GameState.new(3, rules, 3, deck=deck, dealer=2)
+        d = reach(state, "bet", 0)
+        obs = state.observation(d)
+        bot = searcher(3, rules)
+        bot.late_folds = late
+        bot._values(obs, [Action.check()], 1)
+        ranges = bot._ranges(obs, {})
+        state.apply(Action.check())
+        bot._rollout(state, 0, ranges, folding=(1,))
+        folds = [a.round for a in state.hand.actions if a.seat == 1 and a.kind == "fold"]
+        assert folds and folds[0] == first
+        assert state.hand.folded[0] == late
