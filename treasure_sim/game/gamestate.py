@@ -306,8 +306,10 @@ class GameState(TreasureSteps):
             picked = next(c for c in reversed(choices) if c[2] > 0)
         kind = picked[0]
         view = h._view or h.view(self.table)  # the tuples the observation was just built from
-        h.mixed.append(_new(MixedDecision, (h.round, s, fold / total, view[2], tuple(
-            [dealt and not out for dealt, out in zip(h.in_hand, view[3], strict=True)]), lim[0], kind == FOLD)))
+        still = h._still  # who is still in changes only at a fold: one tuple for the decisions between two folds
+        if still is None:
+            still = h._still = tuple([dealt and not out for dealt, out in zip(h.in_hand, h.folded, strict=True)])
+        h.mixed.append(_new(MixedDecision, (h.round, s, fold / total, view[2], still, lim[0], kind == FOLD)))
         self.bet(*bet_total(kind, picked[1], lim, my_bet))
 
     def answer(self, value: Any) -> None:

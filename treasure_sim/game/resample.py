@@ -153,7 +153,7 @@ def state_from_observation(obs: Observation, rng: np.random.Generator, *, treasu
     h.live = sum(1 for s in range(n) if obs.in_hand[s] and not obs.folded[s])
     h.actions, h.last_folder, h.round = tuple(obs.history), obs.last_folder, obs.round
     h.start_money = [m + c for m, c in zip(obs.money, obs.committed, strict=True)]
-    h._view = None
+    h._view = h._still = None
     state.hand = h
     state.phase = phase
     state._in = h.contenders()  # from step 11 on, nobody folds

@@ -227,10 +227,10 @@ class Hand:
     without a copy.
     """
 
-    __slots__ = ("_view", "actions", "all_in", "bets", "committed", "drawn", "errors_before", "folded", "given_up",
-                 "hands", "hole", "in_hand", "last_folder", "live", "mixed", "new_treasure", "order", "passed_to",
-                 "pot", "pots", "ran_out", "removed_before", "returned", "revealed", "round", "shared", "shown",
-                 "spades_moved", "start_money", "steals", "taken", "void", "zones_before")
+    __slots__ = ("_still", "_view", "actions", "all_in", "bets", "committed", "drawn", "errors_before", "folded",
+                 "given_up", "hands", "hole", "in_hand", "last_folder", "live", "mixed", "new_treasure", "order",
+                 "passed_to", "pot", "pots", "ran_out", "removed_before", "returned", "revealed", "round", "shared",
+                 "shown", "spades_moved", "start_money", "steals", "taken", "void", "zones_before")
 
     def __init__(self, table: Table, errors_before: list[int] | None = None) -> None:
         n = table.n
@@ -254,6 +254,7 @@ class Hand:
         self.drawn: list[tuple[int, ...]] = [()] * n
         self.revealed = False  # step 12 has begun: the hands still in are face up
         self._view: tuple | None = None  # the chips and folds as tuples for bots; None when they changed
+        self._still: tuple[bool, ...] | None = None  # per seat: dealt in and not folded; None after a fold
         # the outcome, filled in as the steps go, for the record
         self.start_money = list(money)
         self.zones_before = table.zone_names
@@ -363,6 +364,7 @@ class Hand:
         self.last_folder = seat
         self.live -= 1
         self._view = None
+        self._still = None
         self.actions += (_new_event(ActionEvent, (rnd, seat, "fold", self.bets[seat], 0, False)),)
 
     def give_back(self, table: Table, seat: int, chips: int) -> None:
