@@ -15,7 +15,7 @@ from treasure_sim import Action, GameState, IllegalAnswer, Mixed, RuleSet, Steal
 from treasure_sim.game.cards import make_deck, parse_card
 from treasure_sim.game.questions import QUESTIONS
 from treasure_sim.game.seeding import derive, root_key
-from treasure_sim.game.state import observe
+from treasure_sim.game.state import observe, observe_between
 
 METHOD_ARGS = {"bet": (), "keep_playing": (), "spades": (), "hearts": ()}
 
@@ -175,6 +175,23 @@ def snapshot(state: GameState) -> tuple:
                                    h.actions, h.pot, h.revealed, tuple(h.steals), tuple(h.mixed))
     return (state.phase, state.end_reason, tuple(t.money), tuple(map(tuple, t.treasures)), tuple(t.deck_list()),
             t.dealer, t.hand_no, tuple(t.out), tuple(t.removed), hand, state.decision())
+
+
+def test_each_voter_sees_what_a_fresh_observation_shows_also_on_a_clone_and_in_the_next_vote() -> None:
+    """The votes before a hand change nothing, so every voter's observation is built once per vote: each must equal
+    the one built for it alone, in every vote of a game and on a clone taken mid-vote."""
+    state = GameState.new(4, RuleSet(), seed=3)
+    rng = np.random.default_rng(3)
+    votes = 0
+    while (d := state.decision()) is not None:
+        if d.kind == "keep_playing":
+            fresh = observe_between(state.table, (d.seat,))[0]
+            assert state.observation(d) == fresh
+            clone = state.clone()
+            assert clone.observation(clone.decision()) == fresh
+            votes += 1
+        state.apply(True if d.kind == "keep_playing" else random_answer(d, rng))
+    assert votes > 20
 
 
 def test_playing_on_a_clone_never_changes_the_original() -> None:

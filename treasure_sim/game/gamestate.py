@@ -70,6 +70,7 @@ class GameState(TreasureSteps):
         "_paused",
         "_shared_rngs",
         "_stops",
+        "_vote_views",
         "_votes",
         "asks",
         "barred",
@@ -102,6 +103,7 @@ class GameState(TreasureSteps):
         self.record: HandRecord | None = None  # the last finished hand's record
         self._i = 0  # the index of whoever is to answer in the phase's list (voters, contenders, turn order)
         self._votes: list[int] = []  # before a hand: the seats able to pay the ante, who vote in turn
+        self._vote_views: tuple | None = None  # (the _votes list they were built for, {voter: its Observation})
         self._stops = 0  # how many of them said stop
         self._paused = False  # a driver that stops between hands has stopped at this phase
         self._bet: list = []  # a betting round: [queue, high, largest, raises, reach, top, top_seat, second]
@@ -228,8 +230,12 @@ class GameState(TreasureSteps):
         if d is None:
             raise RuntimeError("the game is over: nobody is asked anything")
         t, h = self.table, self.hand
-        if d.kind == "keep_playing":
-            return observe_between(t, (d.seat,))[0]
+        if d.kind == "keep_playing":  # nothing changes while the seats vote: every voter's view built once
+            views, votes = self._vote_views, self._votes
+            if views is None or views[0] is not votes:
+                views = self._vote_views = (votes, dict(zip(votes, observe_between(t, votes), strict=True)))
+            view = views[1].get(d.seat)
+            return view if view is not None else observe_between(t, (d.seat,))[0]
         if d.kind == "bet":
             lim = d.limits
             return observe(t, h, d.seat, "bet", lim[0], lim[1], lim[2], d.options)  # type: ignore[index]
@@ -339,6 +345,7 @@ class GameState(TreasureSteps):
         new.record = self.record
         new._i = self._i
         new._votes = list(self._votes)
+        new._vote_views = None
         b = self._bet
         new._bet = [list(b[0]), *b[1:4], dict(b[4]), *b[5:]] if b else []
         new._hearts = list(self._hearts)
