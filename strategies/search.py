@@ -64,7 +64,7 @@ class SearchBot(Strategy):
                  min_hands_left: float = 4.0, reraise: bool = True, later_bets: bool = True,
                  value_category: int = 3, fade_all: bool = True, objective: str = "ahead",
                  multiway: bool = True, call_later: str = "auto", quiet_after_fold: bool = True,
-                 late_folds: bool = True) -> None:
+                 late_folds: bool = True, free_fold_margin: float = 0.2) -> None:
         if iterations < 1:
             raise ValueError(f"iterations must be >= 1, got {iterations}")
         if temperature <= 0:
@@ -78,6 +78,7 @@ class SearchBot(Strategy):
         self.call_later = call_later
         self.quiet_after_fold = quiet_after_fold
         self.late_folds = late_folds
+        self.free_fold_margin = free_fold_margin
         self._nt_ok = True  # it may take the New Treasure (not barred from it)
         self.iterations = iterations
         self.temperature = temperature
@@ -386,6 +387,10 @@ class SearchBot(Strategy):
             return answers[0]
         k = max(1, self._budget(obs) // len(answers))
         values = self._values(obs, answers, k)
+        if CHECK in obs.legal and answers[0].kind == FOLD and len(obs.active) > 2:
+            # with two or more others still to act, a free fold wins the New Treasure only if nobody folds later:
+            # it must beat checking by a margin (a share of the pot), not by the rollouts' noise
+            values[0] -= self.free_fold_margin * obs.pot
         return self._mixed(obs, answers, values)
 
     def _bet_answers(self, obs: Observation) -> list[Action]:

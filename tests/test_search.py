@@ -382,3 +382,17 @@ def test_a_seat_racing_for_the_new_treasure_waits_for_the_river_with_several_in(
         folds = [a.round for a in state.hand.actions if a.seat == 1 and a.kind == "fold"]
         assert folds and folds[0] == first
         assert state.hand.folded[0] == late
+
+
+def test_a_free_fold_with_two_others_to_beat_must_beat_checking_by_a_margin() -> None:
+    """With fold and check valued alike, a free fold (for the New Treasure) with two or more others in is not drawn
+    when ``free_fold_margin`` asks for a share of the pot more; heads-up, the margin does not apply."""
+    for n, margin, expect_fold in ((3, 0.2, False), (3, 0.0, True), (2, 0.2, True)):
+        state = GameState.new(n, RuleSet(), 3, dealer=n - 1)
+        d = reach(state, "bet", 0)
+        obs = state.observation(d)
+        assert "check" in obs.legal and obs.new_treasure is not None
+        bot = searcher(n, state.rules)
+        bot.free_fold_margin = margin
+        bot._values = lambda obs, answers, k: [0.0] * len(answers)  # fold and check alike, raises alike
+        assert (chance(bot.act(obs), "fold") > 0.1) == expect_fold
