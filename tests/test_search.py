@@ -275,7 +275,8 @@ def test_a_cards_model_worth_fades_in_the_last_hands() -> None:
 
 
 # ----- several opponents (issue 27: multiway play) ---------------------------------------------------------------
-OLD_KNOBS = dict(objective="win", multiway=False, call_later="equity", quiet_after_fold=False, late_folds=False)
+OLD_KNOBS = dict(objective="win", multiway=False, call_later="equity", quiet_after_fold=False, late_folds=False,
+                 free_fold_margin=0.0)
 
 
 def test_the_multiway_knobs_leave_heads_up_play_unchanged() -> None:
