@@ -1,13 +1,12 @@
-"""Helpers of the search player (strategies/search.py): the rollout policy's greedy steal, a seat's wild ranks as far
-as an observation shows, each seat's final hand category in a determinization, the least category a rollout opponent
-calls with, and whether a hand just played ends the game."""
+"""Helpers of the search player (strategies/search.py): the rollout policy's greedy steal, each seat's final hand
+category in a determinization, the least category a rollout opponent calls with, and whether a hand just played
+ends the game."""
 
 from __future__ import annotations
 
 from treasure_sim.game import evaluator
-from treasure_sim.game.cards import CLUBS, RANK, SUIT
 from treasure_sim.game.gamestate import GameState
-from treasure_sim.game.strategy import Observation, Steal
+from treasure_sim.game.strategy import Steal
 
 from ._treasure import Valuer
 
@@ -23,17 +22,6 @@ def greedy_steal(valuer: Valuer, seat: int, options: tuple) -> Steal | None:
         if g > gain:
             best, gain = o, g
     return best
-
-
-def wild_mask(obs: Observation, seat: int) -> int:
-    """The 13-bit mask of ranks wild for ``seat`` (its Clubs Treasures), as far as ``obs`` shows."""
-    if not obs.rules.clubs:
-        return 0
-    mask = 0
-    for c in obs.treasures[seat]:
-        if SUIT[c] == CLUBS:
-            mask |= 1 << RANK[c]
-    return mask
 
 
 def final_categories(state: GameState) -> list[int]:

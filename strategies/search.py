@@ -49,9 +49,9 @@ from treasure_sim.game.resample import state_from_observation
 from treasure_sim.game.rules import RuleSet
 from treasure_sim.game.strategy import CALL, CHECK, FOLD, RAISE, Action, Mixed, Observation, Steal, Strategy
 
-from ._montecarlo import unseen_cards
+from ._montecarlo import seat_masks, unseen_cards
 from ._ranges import BOARD_AT_ROUND, ActionModel, BoardScores, Ranges, pairs_of, rank01
-from ._search_util import ends_game, final_categories, greedy_steal, needed, wild_mask
+from ._search_util import ends_game, final_categories, greedy_steal, needed
 from ._treasure import TreasureModel, Valuer
 
 
@@ -153,7 +153,7 @@ class SearchBot(Strategy):
         for o in obs.active:
             if o == obs.seat or obs.revealed[o] is not None:
                 continue
-            wild = wild_mask(obs, o)
+            wild = seat_masks(obs.treasures[o], obs.rules)[0]  # its Clubs, as far as it can see
             strength = {}
             for r in {a.round for a in obs.history if a.seat == o}:
                 board = self._board(obs, BOARD_AT_ROUND[r], unseen)
