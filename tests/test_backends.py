@@ -46,7 +46,7 @@ def test_a_pool_broken_at_submit_is_rebuilt_and_every_task_still_runs(monkeypatc
 
 
 def test_a_worker_converts_rows_without_importing_pandas_and_pandas_still_works_when_asked():
-    """pyarrow would import pandas at a worker's first rows (0.3 s, 100 MB) only to ask whether they are pandas
+    """pyarrow would import pandas at a worker's first rows (~0.3 s, ~40 MB) only to ask whether they are pandas
     objects; after `_tell_pyarrow_no_pandas` it does not, and to_pandas/from_pandas still import and use it."""
     code = """if True:
         import sys

@@ -236,7 +236,7 @@ def _replay_round(state: GameState, h: Hand, obs: Observation) -> None:
     h.actions = before
     h.last_folder = next((a.seat for a in reversed(before) if a.kind == FOLD), None)
     h.start_money = [m + c for m, c in zip(obs.money, obs.committed, strict=True)]
-    h._view = None
+    h._view = h._still = None  # the folds were set again: the cached views of them go
     state.hand = h
     state._round(rnd)
     if state.phase != "bet":
