@@ -340,6 +340,22 @@ def test_the_cache_is_reused_and_follows_the_settings(runs):
     assert not other["luck"].equals(first["luck"]) and luck.folder_luck(runs[1]).equals(first)
 
 
+def test_the_batch_sizes_change_no_luck_and_no_cache_key(runs, monkeypatch):
+    """Batches of hands (`Settings.chunk_hands`) and of value rows (`luck_values.MAX_ROWS`) bound memory only: the
+    luck of every event is the same bit for bit in batches of one deal and 256 rows, so a cache written under another
+    batch size is still valid."""
+    for path in runs:
+        hands, _ = lh.load(path)
+        default = luck.hand_events(hands)
+        monkeypatch.setattr(luck, "values", lambda *a, **k: luck_values.values(*a, **k, max_rows=256))
+        small = luck.hand_events(hands, luck.Settings(chunk_hands=1))
+        monkeypatch.undo()
+        assert len(default.hand) > 1000 and set(np.unique(default.kind)) >= {2, 3, 4, 5, 6}
+        assert luck.game_luck(hands, small).equals(luck.game_luck(hands, default))
+    assert luck._settings_key(luck.Settings(chunk_hands=7)) == luck._settings_key(luck.Settings())
+    assert luck._settings_key(luck.Settings(min_pot=9)) != luck._settings_key(luck.Settings())
+
+
 def test_tables_name_their_estimator(runs):
     from treasure_sim.study import analysis
 

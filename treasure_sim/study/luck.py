@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -59,7 +59,7 @@ class Settings:
     max_samples: int = 256
     hearts_budget: int = 8  # Hearts draws per hand the value function simulates (0: it ignores draws to come)
     kinds: tuple[str, ...] = KINDS
-    chunk_hands: int = 4000  # hands per batch (memory)
+    chunk_hands: int = 1000  # hands per batch, in whole deals: memory only (the values are the same whatever the size)
 
     def samples(self, pot: np.ndarray) -> np.ndarray:
         want = np.maximum(np.asarray(pot, float) * self.samples_per_chip, 1)
@@ -369,7 +369,7 @@ def folder_luck(path: str | Path, settings: Settings = Settings(), allow_damaged
         raise FileNotFoundError(f"{path} is not a results folder")
     parts = [p for p in manifest.parts or () if p.file("seats") is not None]
     key = {p.name: f"{p.name}:{p.file('seats').sha256}" for p in parts}  # type: ignore[union-attr]
-    settings_key = f"{CACHE_VERSION} {settings!r}"
+    settings_key = _settings_key(settings)
     cached = _read_cache(path / CACHE_FILE, settings_key)
     have = set(cached["part"]) if len(cached) else set()
     todo = {p.name for p in parts if key[p.name] not in have}
@@ -395,6 +395,13 @@ def folder_luck(path: str | Path, settings: Settings = Settings(), allow_damaged
     out = pd.concat(frames, ignore_index=True)[columns] if frames else pd.DataFrame(columns=columns)
     out.attrs["damaged_deals"] = damaged  # [first, end) deal ranges of the parts left out
     return out
+
+
+def _settings_key(settings: Settings) -> str:
+    """What a cache is keyed by: the version and every setting that decides the luck. The batch size does not (a batch
+    is whole deals, each with its own shuffles), so it is keyed as 4000 whatever it is: the default when caches were
+    first written, which therefore stay valid."""
+    return f"{CACHE_VERSION} {replace(settings, chunk_hands=4000)!r}"
 
 
 def _read_cache(file: Path, settings_key: str) -> pd.DataFrame:

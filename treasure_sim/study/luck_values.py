@@ -140,9 +140,10 @@ def _sequences(st: States, perms: np.ndarray, need: np.ndarray, exact: np.ndarra
     return seq, state
 
 
-MAX_ROWS = 1 << 16
+MAX_ROWS = 1 << 14
 """`values` works on at most about this many rows (shuffles or enumerated cards of its states) at a time: memory stays
-a few tens of MB whatever the batch, and every state's value is the same as in one go (nothing mixes states)."""
+bounded whatever the batch (the traced peak of one 4,260-hand part in 1,000-hand batches: 20 MB, 34 MB at 1 << 16),
+and every state's value is the same as in one go (nothing mixes states)."""
 
 
 def values(st: States, perms: np.ndarray, rules: dict, max_rows: int = MAX_ROWS) -> np.ndarray:
