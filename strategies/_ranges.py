@@ -135,13 +135,21 @@ class ActionModel:
         self.facing = [0] * n
         self.hands = [0] * n  # hands it was dealt into
         self.free_folds = [0] * n  # hands it folded in while checking was free (for the New Treasure)
+        self.late_free = [0] * n  # free decisions on the river or with two left (where a New Treasure fold is last)
+        self.late_folds = [0] * n  # folds among them
 
     def update(self, record: HandRecord) -> None:
         for seat, dealt in enumerate(record.in_hand):
             self.hands[seat] += dealt
-        for seat, kind, facing in _replay(record.actions):
-            if kind == FOLD and not facing:
-                self.free_folds[seat] += 1
+        live = sum(record.in_hand)
+        for seat, kind, facing, rnd in _replay(record.actions, with_round=True):
+            if not facing and (rnd == 3 or live == 2):
+                self.late_free[seat] += 1
+                self.late_folds[seat] += kind == FOLD
+            if kind == FOLD:
+                live -= 1
+                if not facing:
+                    self.free_folds[seat] += 1
             self.decisions[seat] += 1
             self.raises[seat] += kind == RAISE
             if facing:
@@ -157,6 +165,10 @@ class ActionModel:
     def free_fold_share(self, seat: int) -> float:
         """The share of hands in which ``seat`` folded when it could check (prior: 3% of 10 hands)."""
         return (self.free_folds[seat] + 0.3) / (self.hands[seat] + 10.0)
+
+    def late_fold_share(self, seat: int) -> float:
+        """The share of its free decisions on the river or with two left that ``seat`` folded (prior: 3% of 10)."""
+        return (self.late_folds[seat] + 0.3) / (self.late_free[seat] + 10.0)
 
     def likelihood(self, seat: int, actions: Sequence[ActionEvent], strength: dict[int, np.ndarray],
                    n_pairs: int) -> np.ndarray:

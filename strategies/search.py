@@ -64,7 +64,8 @@ class SearchBot(Strategy):
                  min_hands_left: float = 4.0, reraise: bool = True, later_bets: bool = True,
                  value_category: int = 3, fade_all: bool = True, objective: str = "ahead",
                  multiway: bool = True, call_later: str = "auto", quiet_after_fold: bool = True,
-                 late_folds: bool = True, free_fold_margin: float = 0.2) -> None:
+                 late_folds: bool = True, free_fold_margin: float = 0.2, late_share: bool = False,
+                 nt_calls: bool = False) -> None:
         if iterations < 1:
             raise ValueError(f"iterations must be >= 1, got {iterations}")
         if temperature <= 0:
@@ -79,6 +80,8 @@ class SearchBot(Strategy):
         self.quiet_after_fold = quiet_after_fold
         self.late_folds = late_folds
         self.free_fold_margin = free_fold_margin
+        self.late_share = late_share
+        self.nt_calls = nt_calls
         self._nt_ok = True  # it may take the New Treasure (not barred from it)
         self.iterations = iterations
         self.temperature = temperature
@@ -150,6 +153,9 @@ class SearchBot(Strategy):
         now = self._board(obs, len(obs.shared), unseen)
         cols_now = now.index[pa, pb]
         ranges = Ranges(pa, pb)
+        # the chance a seat folds for the New Treasure in a rollout: per hand, or (``late_share``, three or more dealt
+        # in) per free decision where such a fold is late (the river, two left), where ``late_folds`` lets it fold
+        share = self.model.late_fold_share if self.late_share and sum(obs.in_hand) > 2 else self.model.free_fold_share
         for o in obs.active:
             if o == obs.seat or obs.revealed[o] is not None:
                 continue
@@ -166,7 +172,7 @@ class SearchBot(Strategy):
             rank_now = np.zeros(now.n)
             rank_now[cols_now] = rank01(q_now[cols_now])
             ranges.add(o, w, now.index, q_now, rank_now, now.mine_against(me, wild, full),
-                       1.0 - self.model.raise_share(o), self.model.fold_share(o), self.model.free_fold_share(o))
+                       1.0 - self.model.raise_share(o), self.model.fold_share(o), share(o))
         return ranges
 
     # ----- the search ---------------------------------------------------------------------------------------
@@ -264,6 +270,9 @@ class SearchBot(Strategy):
                     return RAISE, min(max(my_bet + pot, lim[1]), lim[2])
                 return CHECK, my_bet
             share = lim[0] / (hand.pot + lim[0])
+            if (self.nt_calls and s in folding and hand.live == 2 and hand.new_treasure is not None
+                    and len(hand.order) > 2 and worth_nt.get(s, 0.0) >= hand.pot):
+                return FOLD, my_bet  # it folds for the New Treasure facing a bet too, where its fold is sure to be last
             if ranges is None:
                 return CALL, my_bet + lim[0]
             if s == me:

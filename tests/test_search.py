@@ -279,14 +279,17 @@ OLD_KNOBS = dict(objective="win", multiway=False, call_later="equity", quiet_aft
                  free_fold_margin=0.0)
 
 
+NEW_KNOBS = dict(late_share=True, nt_calls=True)  # off by default (issue 27, the three-seat screens)
+
+
 def test_the_multiway_knobs_leave_heads_up_play_unchanged() -> None:
     """Every multiway knob acts only with two or more other seats in the hand: heads-up, the same game."""
     results = []
-    for knobs in ({}, OLD_KNOBS):
+    for knobs in ({}, OLD_KNOBS, NEW_KNOBS):
         bots = [load_strategy("search", iterations=24, **knobs), load_strategy("treasure_hunter", rollouts=16)]
         result = Game(bots, RuleSet(max_hands=25), seed=4).play()
         results.append((result.final_money, [r.actions for r in result.hands]))
-    assert results[0] == results[1]
+    assert results[0] == results[1] == results[2]
 
 
 def three_seats(money: tuple[int, ...], **knobs) -> tuple[SearchBot, GameState]:
@@ -397,3 +400,60 @@ def test_a_free_fold_with_two_others_to_beat_must_beat_checking_by_a_margin() ->
         bot.free_fold_margin = margin
         bot._values = lambda obs, answers, k: [0.0] * len(answers)  # fold and check alike, raises alike
         assert (chance(bot.act(obs), "fold") > 0.1) == expect_fold
+
+
+def test_the_late_fold_share_counts_free_folds_where_a_new_treasure_fold_is_late() -> None:
+    """``late_share``'s statistic: per seat, folds among its free decisions on the river or with two left. A seat that
+    checks three rounds and folds on the river folds 1 of 1 such decisions (but 1 of 1 hands too); a seat that
+    checks them all has 1 such decision and no fold; the fold of a third seat facing a bet is no free decision."""
+    from types import SimpleNamespace
+
+    from strategies._ranges import ActionModel
+    from treasure_sim.game.history import ActionEvent
+    actions = [ActionEvent(r, s, "check") for r in range(3) for s in range(3)]
+    actions += [ActionEvent(3, 0, "check"), ActionEvent(3, 1, "fold"), ActionEvent(3, 2, "raise", to=2),
+                ActionEvent(3, 0, "fold")]
+    model = ActionModel(3)
+    model.update(SimpleNamespace(in_hand=(True, True, True), actions=tuple(actions)))
+    assert (model.late_free, model.late_folds) == ([1, 1, 1], [0, 1, 0])  # seat 0's fold faced a bet
+    assert model.late_fold_share(1) == (1 + 0.3) / (1 + 10.0)
+    assert model.late_fold_share(0) == model.late_fold_share(2) == 0.3 / 11.0
+
+
+def test_with_late_share_a_seat_that_folds_for_new_treasures_on_the_river_is_expected_to() -> None:
+    """Three seats dealt in: with ``late_share`` the chance a seat folds for the New Treasure in a rollout is its
+    late fold share, not its share of hands; heads-up the knob does not act."""
+    for n, expect_late in ((3, True), (2, False)):
+        state = GameState.new(n, RuleSet(), 3, dealer=n - 1)
+        obs = state.observation(reach(state, "bet", 0))
+        bot = searcher(n, state.rules)
+        bot.late_share = True
+        bot.model.late_free[1], bot.model.late_folds[1] = 20, 19  # folds on the river nearly always
+        bot.model.hands[1], bot.model.free_folds[1] = 40, 19  # in half its hands
+        ranges = bot._ranges(obs, {})
+        late, per_hand = bot.model.late_fold_share(1), bot.model.free_fold_share(1)
+        assert ranges.free_fold[1] == (late if expect_late else per_hand)
+        assert late > per_hand
+
+
+def test_with_nt_calls_a_seat_racing_for_the_new_treasure_folds_to_a_bet_when_its_fold_is_last() -> None:
+    """Three seats dealt in, seat 2 gone (it folded), the New Treasure there: seat 1, seen folding for it and holding
+    aces, folds to the searcher's bet with ``nt_calls`` (its fold is sure to be the last), and raises it without."""
+    rules = RuleSet()
+    deck = stacked(3, {0: "2s 3c", 1: "Ac Ad", 2: "4d 6c"}, dealer=2, new="Kc", shared="4h 5h 9s Td 2d")
+    folded = {}
+    for on in (True, False):
+        state = GameState.new(3, rules, 3, deck=deck, dealer=2)
+        reach(state, "bet", 0)
+        state.apply(Action.check())
+        d = reach(state, "bet", 0, answers={2: [Action.fold()]})  # round 1: seat 2 folded preflop, two left
+        obs = state.observation(d)
+        assert obs.round == 1 and len(obs.active) == 2 and obs.new_treasure is not None
+        bot = searcher(3, rules)
+        bot.nt_calls = on
+        bot._values(obs, [Action.check()], 1)
+        ranges = bot._ranges(obs, {})
+        state.apply(Action.raise_to(obs.min_raise_to))
+        bot._rollout(state, 0, ranges, folding=(1,))
+        folded[on] = next(a.kind for a in state.hand.actions if a.seat == 1 and a.round == 1)
+    assert folded == {True: "fold", False: "raise"}  # without: its aces raise the bet
