@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -32,6 +33,9 @@ from .stats import (
     paired_ahead,
     stratified_interval,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 COLUMNS = ["entrant", "entrant_id", "deal_id", "table_id", "game_id", "win_share", "net", "finish", "errors",
            "decisions", "failed_decisions", "first_error"]
@@ -189,6 +193,7 @@ def run_summary(out: Path, level: float = LEVEL, replicates: int = 1000, net: st
                           part["table_id"].to_numpy()))
     if not labels:
         return RunSummary((), None, 0, max_error_share=max_error_share)
+    luck = _luck_nets(out) if net == "adjusted" else None  # first: its working memory is freed before scipy loads
     key_entrant, key_deal, table, win, net_means = (np.concatenate(a) for a in (
         deal_entrant, deal_ids, deal_table, deal_win, deal_net))
     rows = []
@@ -200,8 +205,8 @@ def run_summary(out: Path, level: float = LEVEL, replicates: int = 1000, net: st
                                failed=failed[e] if counted else None, first_error=first_error.get(e, "")))
     nets = {labels[e]: dict(zip(key_deal[key_entrant == e].tolist(), net_means[key_entrant == e].tolist(),
                                 strict=True)) for e in labels}
-    if net == "adjusted":
-        rows, note, adjusted = _with_adjusted_net(out, rows, level)
+    if luck is not None:
+        rows, note, adjusted = _with_adjusted_net(luck, rows, level)
         nets = adjusted or nets
     else:
         note = ""
@@ -233,18 +238,28 @@ def _stderr_logs(out: Path) -> tuple[str, ...]:
     return tuple(str(f) for f in sorted(folder.iterdir()) if f.is_file() and f.stat().st_size > 0)
 
 
-def _with_adjusted_net(out: Path, rows: list[EntrantRow], level: float
-                       ) -> tuple[list[EntrantRow], str, dict[str, dict[int, float]]]:
-    """The rows with their luck-adjusted net, and each entrant's per-deal adjusted nets; the rows unchanged, with
-    the reason, when the folder has no seats table."""
+def _luck_nets(out: Path) -> dict[str, pd.DataFrame]:
+    """Per entrant, its luck-adjusted net per deal (``net``) and the deal's lineup (``table``), indexed by deal;
+    empty when the folder has no seats table (written by an older treasure-sim)."""
+    import pyarrow as pa
+
     from .luck import adjusted_games
 
     games = adjusted_games(out)
+    pa.default_memory_pool().release_unused()  # the parts it read: ~20 MB back to the system before scipy loads
     if "net_adjusted" not in games.columns:
-        return rows, "no luck adjustment: the folder has no seats table (written by an older treasure-sim)", {}
+        return {}
     per = games.assign(entrant=games["entrant"].astype(str)).groupby(
         ["entrant", "deal_id"], observed=True).agg(net=("net_adjusted", "mean"), table=("table_id", "first"))
-    mine = {str(entrant): part.droplevel("entrant") for entrant, part in per.groupby(level="entrant")}
+    return {str(entrant): part.droplevel("entrant") for entrant, part in per.groupby(level="entrant")}
+
+
+def _with_adjusted_net(mine: dict[str, pd.DataFrame], rows: list[EntrantRow], level: float
+                       ) -> tuple[list[EntrantRow], str, dict[str, dict[int, float]]]:
+    """The rows with their luck-adjusted net (``mine``: `_luck_nets`), and each entrant's per-deal adjusted nets; the
+    rows unchanged, with the reason, when the folder has no seats table."""
+    if not mine:
+        return rows, "no luck adjustment: the folder has no seats table (written by an older treasure-sim)", {}
     nets = {e: dict(zip(p.index.astype(int).tolist(), p["net"].tolist(), strict=True)) for e, p in mine.items()}
     return [replace(r, net_adjusted=stratified_interval(mine[r.entrant]["net"], mine[r.entrant]["table"], level))
             for r in rows], "", nets
