@@ -154,16 +154,6 @@ def test_it_declines_a_hearts_draw_that_would_end_the_game_while_it_is_behind() 
     assert searcher(2, state.rules).draw_heart(state.observation(d)) is True
 
 
-def test_it_steals_when_it_can() -> None:
-    rules = RuleSet()
-    deck = stacked(2, {0: "7c 2d", 1: "Ks Qd"}, dealer=1, new="6d", shared="Kd 9s 4c Jh 3s")
-    state = GameState.new(2, rules, 3, deck=deck, treasures={0: "Td", 1: "Qc 8h"}, dealer=1)
-    d = reach(state, "steal", 0)
-    bot = searcher(2, rules)
-    options = tuple(o for o in d.options if o is not None)
-    assert bot.steal(state.observation(d), options) in options
-
-
 # ----- stacked positions: betting ------------------------------------------------------------------------------
 def river(hole0: str, shove: bool) -> tuple[GameState, object]:
     """Heads-up on the river, seat 0 to act: facing an all-in of 99 into a pot of 2, or checked to. No New Treasure:
