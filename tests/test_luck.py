@@ -319,7 +319,8 @@ def test_adjusted_games_keep_the_mean_and_name_their_columns(runs):
 # ----- in use ------------------------------------------------------------------------------------------------------
 def test_the_run_summary_shows_luck_adjusted_net_and_says_so(runs):
     from treasure_sim.study.precision import stopping_width
-    from treasure_sim.study.summary import render, run_summary
+    from treasure_sim.study.summary import run_summary
+    from treasure_sim.study.summary_text import render
 
     adjusted, raw = run_summary(runs[0], replicates=20), run_summary(runs[0], replicates=20, net="raw")  # default first
     assert all(r.net_adjusted is not None for r in adjusted.rows) and all(r.net_adjusted is None for r in raw.rows)

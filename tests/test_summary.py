@@ -18,7 +18,8 @@ from treasure_sim.run.execute import run_experiment
 from treasure_sim.run.experiment import parse_toml
 from treasure_sim.run.store import read_games
 from treasure_sim.study import stats
-from treasure_sim.study.summary import render, run_summary
+from treasure_sim.study.summary import run_summary
+from treasure_sim.study.summary_text import render
 
 LINEUPS = np.array([[0, 1, 2, 3], [0, 1, 4, 5], [2, 3, 4, 5]])  # the default's design
 THETA = np.array([1.0, 0.6, 0.2, -0.2, -0.6, -1.0])
@@ -325,7 +326,7 @@ def test_python_m_treasure_sim_cli_runs_the_command():
 PROBE = """
 import json, sys
 from pathlib import Path
-from treasure_sim.study import luck, summary
+from treasure_sim.study import luck, summary, summary_text
 seen = {}
 computed = luck.adjusted_games
 def adjusted_games(*args, **kwargs):
@@ -333,7 +334,7 @@ def adjusted_games(*args, **kwargs):
     seen["scipy.stats after the luck"] = "scipy.stats" in sys.modules
     return games
 luck.adjusted_games = adjusted_games
-text = summary.render(summary.run_summary(Path(sys.argv[1]), replicates=20, net=sys.argv[2]))
+text = summary_text.render(summary.run_summary(Path(sys.argv[1]), replicates=20, net=sys.argv[2]))
 seen.update({name: name in sys.modules for name in ("pandas", "scipy.stats", "choix", "statsmodels.api")})
 print(json.dumps(seen))
 """

@@ -205,7 +205,8 @@ def summary(report: RunReport, name: str, deals: int, rotations: int, seats: int
     with ``first``, that entrant's paired head-to-head against each of the others)."""
     import textwrap
 
-    from ..study.summary import MAX_ERROR_SHARE, WIDTH, head_to_head_text, render, run_summary
+    from ..study.summary import MAX_ERROR_SHARE, run_summary
+    from ..study.summary_text import WIDTH, head_to_head_text, render
 
     head = (f"{name}: {report.games_done} games ({count(deals, 'deal')} x {count(rotations, 'rotation')}, "
             f"{seats} seats, {entrants} entrants) in {report.out}")
@@ -289,7 +290,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         table.append((v.name + mark, v.describe(), str(r.games_done if r else 0),
                       f"the games of {same[v.name]}" if v.name in same else
                       f"{r.games_run} in {r.seconds:.0f} s" if r else "-"))
-    from ..study.summary import text_table
+    from ..study.summary_text import text_table
 
     lines = [f"{sweep.name}: {count(len(sweep.variants), 'variant')} x {count(sweep.base.deals, 'deal')} "
              f"in {report.out} ({report.seconds:.0f} s)", "", text_table(table, left=2), ""]

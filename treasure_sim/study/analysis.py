@@ -31,7 +31,8 @@ from .stats import (
     unit_columns,
 )
 from .stats import GAME_KEY as _GAME_KEY
-from .summary import FALLBACK, MAX_ERROR_SHARE
+from .summary import MAX_ERROR_SHARE
+from .summary_text import FALLBACK
 
 
 @dataclass(frozen=True)
