@@ -142,7 +142,7 @@ class ActionModel:
         for seat, dealt in enumerate(record.in_hand):
             self.hands[seat] += dealt
         live = sum(record.in_hand)
-        for seat, kind, facing, rnd in _replay(record.actions, with_round=True):
+        for seat, kind, facing, rnd in _replay(record.actions):
             if not facing and (rnd == 3 or live == 2):
                 self.late_free[seat] += 1
                 self.late_folds[seat] += kind == FOLD
@@ -178,7 +178,7 @@ class ActionModel:
         top = 1.0 - self.raise_share(seat)
         bottom = self.fold_share(seat)
         soft, floor = self.soft, self.floor
-        for s, kind, _facing, rnd in _replay(actions, with_round=True):
+        for s, kind, _facing, rnd in _replay(actions):
             if s != seat or kind == FOLD:
                 continue
             q = strength[rnd]
@@ -247,18 +247,15 @@ class Ranges:
         return holes
 
 
-def _replay(actions: Sequence[ActionEvent], with_round: bool = False):
-    """(seat, kind, facing a bet[, round]) for each betting action, in order."""
+def _replay(actions: Sequence[ActionEvent]):
+    """(seat, kind, facing a bet, round) for each betting action, in order."""
     bets: dict[int, int] = {}
     rnd, high = -1, 0
     for a in actions:
         if a.round != rnd:
             rnd, high, bets = a.round, 0, {}
         facing = high > bets.get(a.seat, 0)
-        if with_round:
-            yield a.seat, a.kind, facing, a.round
-        else:
-            yield a.seat, a.kind, facing
+        yield a.seat, a.kind, facing, a.round
         if a.kind in (CALL, RAISE):
             bets[a.seat] = a.to
             high = max(high, a.to)
