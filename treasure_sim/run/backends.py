@@ -87,8 +87,8 @@ class _NoPandas:
 def _tell_pyarrow_no_pandas() -> None:
     """pyarrow imports pandas at its first conversion of a list (only to ask whether the list is a pandas object):
     in a worker that is ~0.3 s of CPU and ~40 MB of its peak memory (measured: 135–139 → 91–94 MB) for rows that
-    are plain lists. Its first conversion here runs with
-    pandas' import failing, so pyarrow notes "no pandas" and never imports it for a conversion. ``to_pandas`` and
+    are plain lists. Its first conversion here runs with pandas' import failing, so pyarrow notes "no pandas" and
+    never imports it for a conversion. ``to_pandas`` and
     ``from_pandas`` still import it when called (and pyarrow then uses it again); until one of them is, a pandas
     object given to ``pa.array`` in this worker would be read as a plain sequence (nothing here gives it one)."""
     if "pandas" in sys.modules:

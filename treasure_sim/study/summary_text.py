@@ -1,4 +1,4 @@
-"""The text printed after a run (`treasure-sim run`, `treasure-sim summary`): the ranking table, the plain-words
+"""The text printed after a run (`treasure-sim run`, through `cli.runs.summary`): the ranking table, the plain-words
 verdict, the pairwise matrix, the notes on methods and on luck, a head-to-head view; no line wider than a terminal.
 The figures themselves are computed in `summary` (`run_summary`); this module only lays them out."""
 
