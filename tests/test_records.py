@@ -206,3 +206,13 @@ def test_seat_rows_add_up_to_their_hands(small_run):
     given_back = seats["won"] - seats["put_in"].map(sum)  # net differs from this only by an uncalled bet returned
     assert ((seats["net"] - given_back) >= 0).all() and ((seats["net"] - given_back) > 0).sum() <= len(hands)
     assert (seats["hole"].map(len) == 2).all() and seats.loc[~seats["showdown"], "folded_round"].notna().sum() > 0
+
+
+@pytest.mark.parametrize("values", [["run"] * 3, ["run", "other", "run"], ["run", None], [None, None], []])
+def test_a_dictionary_column_is_what_pyarrow_makes_of_it(values):
+    from treasure_sim.run.rows import _array
+
+    kind = pa.dictionary(pa.int32(), pa.string())
+    made = _array(values, kind)
+    assert made.type == kind and made.to_pylist() == values
+    assert made.dictionary_decode().equals(pa.array(values, kind).dictionary_decode())

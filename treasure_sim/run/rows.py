@@ -201,6 +201,7 @@ def _array(column: list[Any], kind: pa.DataType) -> pa.Array:
     hashing every row's string."""
     if (column and column[0] is not None and pa.types.is_dictionary(kind) and kind.index_type == pa.int32()
             and column.count(column[0]) == len(column)):  # list.count: in C, identity first
-        return pa.DictionaryArray.from_arrays(np.zeros(len(column), np.int32),
+        # the indices made an Arrow array first: from_arrays given numpy indices takes ~20 ms for 20,000 rows
+        return pa.DictionaryArray.from_arrays(pa.array(np.zeros(len(column), np.int32)),
                                               pa.array(column[:1], kind.value_type))
     return pa.array(column, kind)
