@@ -57,23 +57,26 @@ def permutations(rng: np.random.Generator, rows: int, n_cards: int = 54) -> np.n
 def first_in_deck(perm: np.ndarray, deck: np.ndarray, length: np.ndarray | int) -> np.ndarray:
     """Per row, the first ``length`` cards of the shuffle that are in the row's deck (-1 past its end).
 
-    Deleting the cards not in the deck from a uniform shuffle leaves a uniform shuffle of the deck. Rows are
-    scanned column by column and drop out once they have their cards, so a short draw reads few columns.
+    Deleting the cards not in the deck from a uniform shuffle leaves a uniform shuffle of the deck. Whole-array
+    steps (a Python loop of fancy indexing per column took ~1.7x as long): each shuffled card's place among its row's
+    deck cards is a running count, kept column-major so every step of it reads contiguous memory.
     """
-    rows = len(perm)
+    rows, width = perm.shape
     length = np.broadcast_to(np.asarray(length, np.int64), (rows,))
     out = np.full((rows, max(int(length.max(initial=0)), 1)), -1, np.int8)
-    count = np.zeros(rows, np.int64)
-    active = np.flatnonzero(length > 0)
-    for col in range(perm.shape[1]):
-        if not len(active):
-            break
-        card = perm[active, col]
-        inside = ((deck[active] >> card.astype(np.uint64)) & ONE).astype(bool)
-        hit = active[inside]
-        out[hit, count[hit]] = card[inside]
-        count[hit] += 1
-        active = active[count[active] < length[active]]
+    if not rows:
+        return out
+    in_deck = np.unpackbits(np.ascontiguousarray(deck, "<u8").view(np.uint8), bitorder="little").view(bool)
+    index = np.int32 if 64 * rows <= np.iinfo(np.int32).max else np.int64  # int32 adds and takes faster
+    inside = np.ascontiguousarray(in_deck.take(np.add(perm, np.arange(0, 64 * rows, 64, dtype=index)[:, None],
+                                                      dtype=index)).T)  # (width, rows)
+    place = np.empty((width, rows), np.int8)  # 1 + how many deck cards come before, in the row's shuffle
+    place[0] = inside[0]
+    for col in range(1, width):
+        np.add(place[col - 1], inside[col], out=place[col])
+    take = np.flatnonzero(inside & (place <= np.minimum(length, width).astype(np.int8)))  # column-major positions
+    column, row = np.divmod(take, rows)
+    out.ravel()[row * out.shape[1] + place.ravel()[take] - 1] = np.ascontiguousarray(perm).ravel()[row * width + column]
     return out
 
 
