@@ -116,8 +116,13 @@ def pots(commit: np.ndarray, contender: np.ndarray) -> tuple[np.ndarray, np.ndar
 
 
 def _rank_matches(cards: np.ndarray, masks: np.ndarray) -> np.ndarray:
-    """How many of ``cards`` (..., k) have a rank in ``masks`` (...) (Jokers and pads never match)."""
-    return ((RANK_BITS[cards.view(np.uint8)] & masks[..., None]) != 0).sum(axis=-1)
+    """How many of ``cards`` (..., k) have a rank in ``masks`` (...) (Jokers and pads never match). Column by
+    column: a sum over a short last axis is slow in numpy."""
+    ids = cards.view(np.uint8)
+    count = np.zeros(cards.shape[:-1], np.int64)
+    for j in range(cards.shape[-1]):
+        count += (RANK_BITS[ids[..., j]] & masks) != 0
+    return count
 
 
 def _sequences(st: States, perms: np.ndarray, need: np.ndarray, exact: np.ndarray
@@ -225,20 +230,21 @@ def _values(st: States, perms: np.ndarray, rules: dict) -> np.ndarray:
         full = np.full((rows, n, draws.shape[2]), -1, np.int8)
         full[drawing] = draws
         parts.append(full[live_row, live_seat])
-    scores = np.full((rows, n), -1, np.int64)
-    scores[live_row, live_seat] = evaluate(np.concatenate(parts, axis=1), st.wild[state[live_row], live_seat],
+    scores = np.full((n, rows), -1, np.int64)  # seat-major: reductions over the seats then add whole rows
+    scores[live_seat, live_row] = evaluate(np.concatenate(parts, axis=1), st.wild[state[live_row], live_seat],
                                            validate=False)
 
     back = uncalled(st.commit)
     amount, eligible = pots(st.commit - back, st.contender)
-    value = np.zeros((rows, n))
+    gain = np.zeros((n, rows))
     for k in range(n):
         if not amount[:, k].any():
             continue
-        elig = eligible[state, k]
-        best = np.where(elig, scores, -2).max(axis=1)
-        win = elig & (scores == best[:, None])
-        value += win * (amount[state, k] / np.maximum(win.sum(axis=1), 1))[:, None]
+        elig = eligible[:, k].T.take(state, axis=1)
+        best = np.where(elig, scores, -2).max(axis=0)
+        win = elig & (scores == best)
+        gain += win * (amount[state, k] / np.maximum(win.sum(axis=0), 1))
+    value = np.ascontiguousarray(gain.T)  # the layout the sums per state below were written for
     value += back[state]
     first = np.searchsorted(state, np.arange(len(st)))  # every state has at least one row, in order
     return np.add.reduceat(value, first, axis=0) / np.diff(np.r_[first, rows])[:, None]
