@@ -260,27 +260,30 @@ def _draw_hearts(st: States, state: np.ndarray, seq: np.ndarray, pointer: np.nda
     left = st.budget[state].astype(np.int64)
     width = seq.shape[1]
     draws = np.full((rows, n, max(int(left.max(initial=0)), 1)), -1, np.int8)
+    known_matches = _rank_matches(st.known, st.hearts)  # per state and seat: fewer than the rows
     for t in range(n):
-        seat = st.order[state, t]
-        s = np.maximum(seat, 0)
-        mask = st.hearts[state, s]
-        owed = st.owed[state, s].astype(np.int64)
-        r = np.flatnonzero((seat >= 0) & st.contender[state, s] & (mask != 0) & (owed != 0) & (left > 0))
+        seat = st.order[:, t]  # per state, then per row: a batch has far fewer states than rows
+        s_state = np.maximum(seat, 0)
+        on = np.arange(len(seat))
+        may = (seat >= 0) & st.contender[on, s_state] & (st.hearts[on, s_state] != 0) & (st.owed[on, s_state] != 0)
+        r = np.flatnonzero(may[state] & (left > 0))
         if not len(r):
             continue
-        owed, mask, s_r = owed[r], mask[r], s[r]
+        s_r = s_state[state[r]]
+        mask = st.hearts[state[r], s_r]
+        owed = st.owed[state[r], s_r].astype(np.int64)
         pending = owed < 0
         if pending.any():
             p = r[pending]
-            held = [st.known[state[p], s_r[pending]], board[p]] + ([] if holes is None else [holes[p, s_r[pending]]])
-            owed[pending] = sum(_rank_matches(c, mask[pending]) for c in held)
+            owed[pending] = known_matches[state[p], s_r[pending]] + _rank_matches(board[p], mask[pending])
+            if holes is not None:
+                owed[pending] += _rank_matches(holes[p, s_r[pending]], mask[pending])
         k = 0
         while len(r):
-            go = (owed > 0) & (left[r] > 0) & (pointer[r] < width)
-            r, owed, mask, s_r = r[go], owed[go], mask[go], s_r[go]
             card = seq[r, np.minimum(pointer[r], width - 1)]
-            got = card >= 0
-            r, owed, mask, s_r, card = r[got], owed[got], mask[got], s_r[got], card[got]
+            go = (owed > 0) & (left[r] > 0) & (pointer[r] < width) & (card >= 0)
+            keep = np.flatnonzero(go)  # one scan of the mask, then cheap takes
+            r, owed, mask, s_r, card = r[keep], owed[keep], mask[keep], s_r[keep], card[keep]
             if not len(r):
                 break
             draws[r, s_r, k] = card
