@@ -195,9 +195,9 @@ def check_hand(game: Game, h: Hand, record: HandRecord) -> None:
     t = game.table
     state = game.__dict__.get("_integrity")
     if state is None:  # the first hand: the chips and cards the game has
-        state = game.__dict__["_integrity"] = (sum(h.start_money), frozenset(t.full_deck),
+        state = game.__dict__["_integrity"] = (sum(h.start_money), sorted(frozenset(t.full_deck)),
                                                _snapshot() if game.watch_code else None)
-    total, deck, snapshot = state  # deck: every card id
+    total, deck, snapshot = state  # deck: every card id, in order
     problem, seat = _chips(t.money, h, total)
     exact = seat is not None
     if problem is None:
@@ -228,14 +228,13 @@ def _chips(money: list[int], h: Hand, total: int) -> tuple[str | None, int | Non
     return f"its stack is {shown} chips where the hand left it {want:,} (the table holds {total:,} chips)", seat
 
 
-def _cards(t: Any, h: Hand, deck: frozenset[int]) -> str | None:
-    listed, zones, removed = t._outside, t.treasures, t.removed
-    try:  # the zones, the cards out of the game and the cards outside the zones (set operations, in C): the deck,
-        outside = set(listed)  # each once? (as many cards as the deck, and every card of the deck among them)
-        every = outside.union(*zones, removed)
+def _cards(t: Any, h: Hand, deck: list[int]) -> str | None:
+    outside = t._outside
+    try:  # the zones, the cards out of the game and the cards outside the zones, sorted (in C): the deck, each once?
+        every = sorted([*outside, *chain.from_iterable(t.treasures), *t.removed])
     except TypeError:  # something that is not a card id among them
         every = None
-    if every != deck or len(listed) + sum(map(len, zones)) + len(removed) != len(deck):
+    if every != deck:
         return "the cards in the zones, out of the game and outside the zones are not the deck, each once"
     dealt = [*t._deck, *chain.from_iterable(h.hands), *h.shared]
     taken = h.taken  # the card that entered a zone this hand (the New Treasure, or the card a Joker became)
@@ -244,7 +243,7 @@ def _cards(t: Any, h: Hand, deck: frozenset[int]) -> str | None:
     if taken is not None:  # a Joker's card may copy a dealt one (rulings): it is counted in the zones, above
         dealt = [c for c in dealt if c != taken]
     cards = set(dealt)
-    if len(cards) != len(dealt) or not cards <= outside:
+    if len(cards) != len(dealt) or not cards.issubset(outside):
         return "the deck and the cards dealt are not distinct cards outside the zones"
     for shown in h.shown:
         if type(shown.score) is not int or not 0 <= shown.score < MAX_SCORE:
