@@ -335,6 +335,42 @@ def test_sigterm_stops_a_run_like_ctrl_c(tmp_path):
     assert report.status == "complete" and report.games_done == 450
 
 
+DIES_HOLDING_THE_LOG_LOCK = textwrap.dedent("""
+    import logging, os, signal, sys
+    from multiprocessing_logging import MultiProcessingHandler
+    from treasure_sim.run import backends
+    from treasure_sim.run.execute import run_experiment
+    from treasure_sim.run.experiment import parse_toml
+    from treasure_sim.run.tournament import run_task
+
+    def dies_once_holding_the_log_lock(task):
+        try:
+            os.close(os.open(sys.argv[2], os.O_CREAT | os.O_EXCL))
+        except FileExistsError:
+            return run_task(task)
+        for handler in logging.getLogger("treasure_sim").handlers:
+            if isinstance(handler, MultiProcessingHandler):
+                handler.queue._wlock.acquire()  # as a worker killed while writing a record would hold it
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    backends.run_task = dies_once_holding_the_log_lock  # what ProcessBackend submits
+    report = run_experiment(parse_toml(sys.stdin.read()), sys.argv[1], workers=2, progress=False)
+    print(report.status, report.games_done)
+""")
+
+
+def test_a_worker_killed_while_writing_a_log_record_hangs_nothing(tmp_path):
+    """The log queue's write lock of a killed worker used to stay held: the next workers, the parent's records
+    and the parent's exit all waited on it for ever (this run never ended)."""
+    out, marker = tmp_path / "out", tmp_path / "killed-once"
+    proc = subprocess.run([sys.executable, "-c", DIES_HOLDING_THE_LOG_LOCK, str(out), str(marker)], input=CONFIG,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert marker.exists() and proc.stdout.split() == ["complete", "36"]
+    log = (out / "run.log").read_text()
+    assert "a worker process died" in log and "store: complete; 36 of 36 games on disk" in log
+
+
 def test_a_lock_held_by_a_live_process_refuses_and_a_dead_owner_is_taken_over(tmp_path, caplog):
     holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
         import time

@@ -8,6 +8,7 @@ memory, killed) costs the tasks it had in flight, which are run again.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import gc
 import itertools
 import logging
@@ -15,6 +16,7 @@ import multiprocessing
 import os
 import signal
 import sys
+import tempfile
 from collections import Counter, deque
 from collections.abc import Generator, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -269,6 +271,33 @@ class _TqdmHandler(logging.StreamHandler):
             self.handleError(record)
 
 
+class _ReleasedOnDeath:
+    """A lock between processes that the kernel releases when its holder dies: a POSIX record lock (``lockf``)
+    on a file the forked workers inherit. Such locks belong to a process, not a thread; that is enough here, as in
+    each process only the queue's one feeder thread takes it."""
+
+    def __init__(self) -> None:
+        self._file = tempfile.TemporaryFile()  # noqa: SIM115 (open as long as the queue lives)
+
+    def acquire(self, block: bool = True, timeout: float | None = None) -> bool:
+        fcntl.lockf(self._file, fcntl.LOCK_EX)
+        return True
+
+    def release(self) -> None:
+        fcntl.lockf(self._file, fcntl.LOCK_UN)
+
+
+def _survive_killed_writers(queue: Any) -> None:
+    """Every process writes its log records to one queue under the queue's write lock. A worker killed while it
+    held that lock (Ctrl-C's stop, a pool rebuilt after a crash, the out-of-memory killer) left it held for good:
+    every later record, and every process's exit (which waits to flush its records), then waited forever (1 run
+    in 4 hung after SIGTERM in tests/test_store.py). With a lock the kernel releases at death, nothing waits; a
+    record cut in half could still come from a kill mid-write into a full pipe. Set before the first record."""
+    if getattr(queue, "_wlock", None) is None or getattr(queue, "_thread", None) is not None:
+        raise RuntimeError("multiprocessing.Queue changed: its write lock cannot be replaced (run logging)")
+    queue._wlock = _ReleasedOnDeath()
+
+
 @contextlib.contextmanager
 def run_logging(path: Path, *, multiprocess: bool) -> Iterator[None]:
     """INFO and up from every process to DIR/run.log; WARNING and up also to the console."""
@@ -288,6 +317,9 @@ def run_logging(path: Path, *, multiprocess: bool) -> Iterator[None]:
     wrapped = multiprocess and multiprocessing.get_start_method() == "fork"
     if wrapped:
         multiprocessing_logging.install_mp_handler(logger)
+        for handler in logger.handlers:
+            if isinstance(handler, multiprocessing_logging.MultiProcessingHandler):
+                _survive_killed_writers(handler.queue)
     ours = list(logger.handlers)
     try:
         yield
