@@ -242,6 +242,17 @@ def test_watch_plays_bots_one_hand_per_key():
     assert child.exitstatus == 0
 
 
+def test_watch_keeps_keys_pressed_before_its_prompt():
+    """Keys typed ahead are read, not flushed: switching the terminal to key-at-a-time mode used to drop them (and a
+    key pressed just as the prompt appeared)."""
+    child = spawn("--watch", "--bots", "random,rock,maniac", "--seed", "2", "--rule", "max_hands=3")
+    child.send("xy")  # both presses before the first prompt: one for each of the two prompts
+    child.expect(r"Game over after 3 hand\(s\)")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
 def test_an_isolated_seat_plays_through_the_line_protocol():
     child = spawn("--bots", "calling_station", "--seed", "6", "--rule", "max_hands=2", "--isolated")
     seen = play_out(child)

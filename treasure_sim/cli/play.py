@@ -417,10 +417,12 @@ def ask_person(person: TerminalPlayer, state: GameState, decision: Decision) -> 
 
 
 def _key(prompt: str) -> str:
-    """One key press on a terminal (a line elsewhere); the end of input is 'q'."""
-    sys.stdout.write(prompt)
-    sys.stdout.flush()
+    """One key press on a terminal (a line elsewhere); the end of input is 'q'. The terminal is in key-at-a-time
+    mode before the prompt shows, and switched without flushing: a key pressed as soon as the prompt appears (or
+    before) is read, not thrown away."""
     if not sys.stdin.isatty():
+        sys.stdout.write(prompt)
+        sys.stdout.flush()
         line = sys.stdin.readline()
         return line.strip().lower()[:1] if line else "q"
     import termios
@@ -429,7 +431,9 @@ def _key(prompt: str) -> str:
     fd = sys.stdin.fileno()
     saved = termios.tcgetattr(fd)
     try:
-        tty.setcbreak(fd)
+        tty.setcbreak(fd, termios.TCSANOW)
+        sys.stdout.write(prompt)
+        sys.stdout.flush()
         key = os.read(fd, 1).decode(errors="replace").lower()
     finally:
         termios.tcsetattr(fd, termios.TCSADRAIN, saved)
