@@ -4,8 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from hypothesis import settings
+
 from treasure_sim import Action, Observation, Steal, Strategy
 from treasure_sim.game.cards import parse_card
+
+# No per-example deadline: on a shared 2-core CI machine a pause of a few hundred ms in one example is the machine's,
+# not the code's, and hypothesis would report it as a flaky test.
+settings.register_profile("no-deadline", deadline=None)
+settings.load_profile("no-deadline")
 
 
 def _action(step: str | Action) -> Action:

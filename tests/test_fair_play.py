@@ -376,15 +376,14 @@ def test_someone_elses_alarm_still_rings_while_games_run_with_a_time_limit():
     try:
         signal.setitimer(signal.ITIMER_REAL, 0.01, 0.01)  # a profiler's or a test runner's timer, say
         start, seed = time.monotonic(), 0
-        while time.monotonic() - start < 0.3:  # ~30 rings due (3 games took 12 ms: fewer than 2 were due then)
+        while len(rang) < 10 and time.monotonic() - start < 10:  # ~10 due in 0.1 s; a busy machine merges some
             result = play_game([RandomBot() for _ in range(4)], RuleSet(max_hands=100), seed=seed, decision_timeout=5)
             assert result.timeouts == (0, 0, 0, 0) and result.errors == ((),) * 4
             seed += 1
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
-    assert len(rang) >= 10  # served by its own handler between (and after) the bots' decisions (a busy machine
-    # may merge a few pending alarms into one)
+    assert len(rang) >= 10  # served by its own handler between (and after) the bots' decisions
 
 
 class AlarmBreaker(ScriptedBot):

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import textwrap
 import time
+import uuid
 
 import pytest
 
@@ -82,14 +83,16 @@ class KillAll(Strategy):
         return Action.call()
 
 class Forker(Strategy):
-    """Leaves children behind: a sleep, one in a session of its own, one double-forked."""
+    """Leaves children behind: a sleep, one in a session of its own, one double-forked (each ``sleep 123N.<tag>``)."""
+    def __init__(self, tag="0"):
+        self.tag = tag
     def setup(self, seat, n_players, rules, rng):
         super().setup(seat, n_players, rules, rng)
-        subprocess.Popen(["sleep", "1234"])
-        subprocess.Popen(["sleep", "1235"], start_new_session=True)
+        subprocess.Popen(["sleep", f"1234.{self.tag}"])
+        subprocess.Popen(["sleep", f"1235.{self.tag}"], start_new_session=True)
         if os.fork() == 0:
             if os.fork() == 0:
-                os.execvp("sleep", ["sleep", "1236"])
+                os.execvp("sleep", ["sleep", f"1236.{self.tag}"])
             os._exit(0)
 
 class FileMemory(Strategy):
@@ -157,7 +160,7 @@ def _game(bot, hands: int = 10, timeout: float = 2.0):
     return result
 
 
-def _experiment(bot_file, bot: str, *, deals: int = 2, timeout: float = 1.0, hands: int = 10):
+def _experiment(bot_file, bot: str, *, deals: int = 2, timeout: float = 1.0, hands: int = 10, params: str = "{}"):
     return parse_toml(textwrap.dedent(f"""
         name = "sandbox"
         deals = {deals}
@@ -165,6 +168,7 @@ def _experiment(bot_file, bot: str, *, deals: int = 2, timeout: float = 1.0, han
         decision_timeout = {timeout}
         [[entrants]]
         strategy = "{bot_file}:{bot}"
+        params = {params}
         isolate = true
         label = "attacker"
         [[entrants]]
@@ -190,8 +194,10 @@ def test_a_bot_that_kills_its_parent_or_everything_kills_only_itself(bot_file, t
     assert len(games) == 2 * 2 * 2  # (as PID 1 of its namespace, the bot cannot even kill itself with kill(0))
 
 
-def _sleepers() -> list[str]:
-    """The command lines of the Forker's sleeps still running anywhere on the machine."""
+def _sleepers(tag: str) -> list[str]:
+    """The command lines of the Forker's sleeps tagged ``tag`` still running anywhere on the machine (the tag: unique
+    to the test, so another test's Forker, on another xdist worker at the same time, is not counted)."""
+    wanted = [f"123{k}.{tag}".encode() for k in (4, 5, 6)]
     found = []
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
@@ -199,20 +205,22 @@ def _sleepers() -> list[str]:
                 args = f.read().split(b"\0")
         except OSError:
             continue
-        if args[:1] == [b"sleep"] and args[1:2] in ([b"1234"], [b"1235"], [b"1236"]):
+        if args[:1] == [b"sleep"] and args[1:2] in ([w] for w in wanted):
             found.append(" ".join(a.decode() for a in args if a))
     return found
 
 
 @needs_sandbox
 def test_every_process_a_bot_starts_dies_with_it(bot_file, tmp_path):
-    assert not _sleepers()
-    run_experiment(_experiment(bot_file, "Forker", deals=3), tmp_path / "out", workers=1, progress=False)
+    tag = str(uuid.uuid4().int % 10**9)
+    assert not _sleepers(tag)
+    run_experiment(_experiment(bot_file, "Forker", deals=3, params=f'{{ tag = "{tag}" }}'), tmp_path / "out",
+                   workers=1, progress=False)
     stop_all()
     deadline = time.monotonic() + 5
-    while _sleepers() and time.monotonic() < deadline:
+    while _sleepers(tag) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert not _sleepers()
+    assert not _sleepers(tag)
 
 
 @needs_sandbox
@@ -296,12 +304,13 @@ def test_isolated_bots_outside_a_sandbox_still_play(bot_file, monkeypatch):
 @needs_sandbox
 def test_an_isolated_bot_is_killed_with_its_worker(bot_file):
     """The sandbox's outer process dies with its parent, and the bot with it (a killed worker leaves no bot)."""
+    tag = str(uuid.uuid4().int % 10**9)
     code = textwrap.dedent(f"""
         import time
         from treasure_sim.bots.isolated import IsolatedBot, python_command
         from treasure_sim import RuleSet
         import numpy as np
-        bot = IsolatedBot(python_command("{bot_file}:Forker", {{}}))
+        bot = IsolatedBot(python_command("{bot_file}:Forker", {{"tag": "{tag}"}}))
         bot.setup(0, 2, RuleSet(), np.random.default_rng(0))
         print("ready", flush=True)
         time.sleep(3600)
@@ -309,10 +318,10 @@ def test_an_isolated_bot_is_killed_with_its_worker(bot_file):
     child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
                              env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
     assert child.stdout is not None and child.stdout.readline().strip() == "ready"
-    assert _sleepers()
+    assert _sleepers(tag)
     child.send_signal(signal.SIGKILL)
     child.wait()
     deadline = time.monotonic() + 5
-    while _sleepers() and time.monotonic() < deadline:
+    while _sleepers(tag) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert not _sleepers()
+    assert not _sleepers(tag)
