@@ -209,8 +209,13 @@ class GameState(TreasureSteps):
             answer = ask(s, lim, my_bet, _LEGAL[lim[0] == 0][lim[2] > 0])
             if type(answer) is list:
                 self.bet_drawn(answer, lim, my_bet)
+                continue
+            kind, to = answer
+            if kind is CALL or kind is CHECK:  # `bet`, inline for the common answers: the queue stays as it is
+                self._i += 1
+                h.bet(self.table, h.round, s, kind, to)
             else:
-                self.bet(*answer)
+                self.bet(kind, to)
 
     def _pending_bet(self) -> tuple[int, BetLimits, int] | None:
         """(seat, limits, its bet this round) of the betting decision waited for; None once the round is over."""
@@ -315,8 +320,13 @@ class GameState(TreasureSteps):
         still = h._still  # who is still in changes only at a fold: one tuple for the decisions between two folds
         if still is None:
             still = h._still = tuple([dealt and not out for dealt, out in zip(h.in_hand, h.folded, strict=True)])
-        h.mixed.append(_new(MixedDecision, (h.round, s, fold / total, view[2], still, lim[0], kind == FOLD)))
-        self.bet(*bet_total(kind, picked[1], lim, my_bet))
+        to_call = lim[0]
+        h.mixed.append(_new(MixedDecision, (h.round, s, fold / total, view[2], still, to_call, kind == FOLD)))
+        if kind in (FOLD, RAISE):
+            self.bet(*bet_total(kind, picked[1], lim, my_bet))
+        else:  # `bet_total` and `bet` inline for a check or call: the queue stays as it is
+            self._i += 1
+            h.bet(self.table, h.round, s, CALL if to_call else CHECK, my_bet + to_call)
 
     def answer(self, value: Any) -> None:
         """A legal answer to the question waited for that is not a bet (already checked)."""
