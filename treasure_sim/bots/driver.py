@@ -21,7 +21,7 @@ from ..game.powers import Restrict
 from ..game.questions import QUESTIONS
 from ..game.rules import RuleSet
 from ..game.seeding import as_seed_sequence, derive, root_key
-from ..game.state import names, observe
+from ..game.state import names
 from ..game.strategy import Strategy
 from .integrity import check_hand, watch
 from .seats import Seat, StrategyError
@@ -125,6 +125,7 @@ class Game:
         self._on_decision = on_decision
         self._told = any("on_hand_end" in seat.asks for seat in self.seats)  # anyone to tell after a hand?
         self._timed = decision_timeout is not None
+        self._acts = [seat.act for seat in self.seats]  # what the state's betting loop asks (`GameState.play_bets`)
         self._drive()  # the votes before the first hand
 
     # ----- public state between hands ------------------------------------------------------------
@@ -239,11 +240,10 @@ class Game:
         for a seat in ``outside`` (returned unanswered). A finished hand's record is kept and told on the way.
         With no seat outside, betting runs in the state's hot loop (`GameState.play_bets`)."""
         state = self.state
-        decision, play_bets, ask_bet, ask, told = state.decision, state.play_bets, self._ask_bet, self._ask, \
-            self._on_decision
+        decision, play_bets, acts, ask, told = state.decision, state.play_bets, self._acts, self._ask, self._on_decision
         while True:
             if state.phase == "bet" and not outside and told is None:
-                play_bets(ask_bet)
+                play_bets(acts=acts)
             d = decision(False)
             if d is None:
                 if state.phase != "hand_over":
@@ -266,25 +266,19 @@ class Game:
                 self.seats[s].on_hand_end(record)
 
     def _ask(self, d: Decision) -> None:
-        """Put the question ``d`` to its seat's bot and play the answer: with `_ask_bet` (also the hot loop's), the
-        one place a bot is asked a question. The seat checks the answer against ``d``'s options and falls back to
-        the default (``seats.py``)."""
+        """Put the question ``d`` to its seat's bot and play the answer: with the state's betting loop (given each
+        seat's `Seat.act`, `_acts`), the one place a bot is asked a question. The seat checks the answer against
+        ``d``'s options and falls back to the default (``seats.py``)."""
         state = self.state
         if d.kind == "bet":
             lim: BetLimits = d.limits  # type: ignore[assignment]  # a bet always has its limits
-            answer = self._ask_bet(d.seat, lim, d.my_bet, d.options)
+            answer = self._acts[d.seat](state.observation(d), lim, d.my_bet)
             if type(answer) is list:
                 state.bet_drawn(answer, lim, d.my_bet)
             else:
                 state.bet(*answer)
         else:
             state.answer(self.seats[d.seat].answer(d, lambda: state.observation(d)))
-
-    def _ask_bet(self, seat: int, lim: BetLimits, my_bet: int, legal: tuple[str, ...]) -> Any:
-        """A bet asked of a seat's bot, checked by the seat: what `GameState.play_bets` plays."""
-        state = self.state
-        return self.seats[seat].act(observe(state.table, state.hand, seat, "bet", lim[0], lim[1], lim[2], legal), lim,
-                                    my_bet)
 
 
 def play_game(strategies: Sequence[Strategy], rules: RuleSet = RuleSet(), seed: int = 0, *,

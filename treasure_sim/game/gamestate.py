@@ -187,14 +187,18 @@ class GameState(TreasureSteps):
             else:
                 return None
 
-    def play_bets(self, ask: Callable[[int, BetLimits, int, tuple[str, ...]], Any]) -> None:
+    def play_bets(self, ask: Callable[[int, BetLimits, int, tuple[str, ...]], Any] | None = None, *,
+                  acts: Sequence[Callable[[Observation, BetLimits, int], Any]] | None = None) -> None:
         """Answer every betting decision the state waits for in a row with ``ask(seat, limits, my_bet, legal)``, which
-        returns a checked answer: (kind, this round's bet after it) or a `Mixed` answer's checked choices.
+        returns a checked answer: (kind, this round's bet after it) or a `Mixed` answer's checked choices. Or, with
+        ``acts`` (one per seat), ``acts[seat](observation, limits, my_bet)``, given what the seat sees (a driver that
+        asks bots: one call less per bet than an ``ask`` that builds the observation).
 
         The engine's hot loop: the same decisions as `decision` gives, without making a `Decision` for each; it
         returns when the state waits for anything else.
         """
-        rules, money = self.rules, self.table.money
+        rules, table = self.rules, self.table
+        money = table.money
         while self.phase == "bet":
             b = self._bet
             queue = b[0]
@@ -206,14 +210,18 @@ class GameState(TreasureSteps):
             my_bet, stack, high = h.bets[s], money[s], b[1]
             lim = bet_limits(rules, h.round, high, my_bet, stack, b[2], b[3], h.pot,
                              my_bet + stack > high and (b[7] if s == b[6] else b[5]) > high)
-            answer = ask(s, lim, my_bet, _LEGAL[lim[0] == 0][lim[2] > 0])
+            if acts is not None:
+                answer = acts[s](observe(table, h, s, "bet", lim[0], lim[1], lim[2], _LEGAL[lim[0] == 0][lim[2] > 0]),
+                                 lim, my_bet)
+            else:
+                answer = ask(s, lim, my_bet, _LEGAL[lim[0] == 0][lim[2] > 0])  # type: ignore[misc]
             if type(answer) is list:
                 self.bet_drawn(answer, lim, my_bet)
                 continue
             kind, to = answer
             if kind is CALL or kind is CHECK:  # `bet`, inline for the common answers: the queue stays as it is
                 self._i += 1
-                h.bet(self.table, h.round, s, kind, to)
+                h.bet(table, h.round, s, kind, to)
             else:
                 self.bet(kind, to)
 
