@@ -88,16 +88,16 @@ def test_a_seat_reads_and_checks_every_question_as_the_catalogue_says(kind: str)
              "steal": STEALS[1]}[kind]
     seat = Seat(0, answering(legal), table)
     seat.setup(2, table.bot_rules[0], np.random.default_rng(0))
-    assert seat.answer(d, lambda: None) == check_answer(d, q.read(legal) if q.read else legal) and not seat.errors
+    assert seat.answer(d, lambda _: None) == check_answer(d, q.read(legal) if q.read else legal) and not seat.errors
     assert asked == [strategy_args(d)]
     seat = Seat(0, answering(object()), table)
     seat.setup(2, table.bot_rules[0], np.random.default_rng(0))
     fallback = d.default if q.on_error == "default" else q.on_error
-    assert seat.answer(d, lambda: None) == fallback
+    assert seat.answer(d, lambda _: None) == fallback
     assert len(seat.errors) == 1 and seat.errors[0].split(": ", 1)[1].startswith(f"{q.method} returned")
     if q.skippable:
         plain = Seat(0, answering(object()), table)  # Bot overrides the method; a Strategy that does not is not asked
         plain.bot = Strategy()
         plain.setup(2, table.bot_rules[0], np.random.default_rng(0))
         asked.clear()
-        assert plain.answer(d, lambda: None) == d.default and not asked and not plain.errors
+        assert plain.answer(d, lambda _: None) == d.default and not asked and not plain.errors

@@ -278,7 +278,7 @@ class Game:
             else:
                 state.bet(*answer)
         else:
-            state.answer(self.seats[d.seat].answer(d, lambda: state.observation(d)))
+            state.answer(self.seats[d.seat].answer(d, state.observation))
 
 
 def play_game(strategies: Sequence[Strategy], rules: RuleSet = RuleSet(), seed: int = 0, *,

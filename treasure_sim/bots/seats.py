@@ -412,19 +412,21 @@ class Seat:
             self.error(problem)
         return (CHECK, my_bet) if lim.to_call == 0 else (FOLD, my_bet)
 
-    def answer(self, d: Decision, look: Callable[[], Observation]) -> Any:
+    def answer(self, d: Decision, look: Callable[[Decision], Observation]) -> Any:
         """A question that is not a bet, as the catalogue defines it (`questions.QUESTIONS`): the bot's answer read
         into plain values (``Question.read``) and checked against ``d``'s options (`questions.check_answer`, the
         state's own check); on any error the question's ``on_error`` answer (else ``d.default``), the error
         recorded. A bot that does not answer a question whose default is fixed is not asked: ``d.default``.
-        ``look`` builds the observation only if the bot is asked."""
+        ``look(d)`` builds the observation only if the bot is asked."""
         q = QUESTIONS[d.kind]
         if q.skippable and q.method not in self.asks:
             return d.default
-        got = self._ask(q.method, look(), *strategy_args(d))
+        got = self._ask(q.method, look(d), *strategy_args(d)) if q.asked_with else self._ask(q.method, look(d))
         fallback = d.default if q.on_error == "default" else q.on_error
         if got is _FAILED:
             return fallback
+        if (got is True or got is False) and q.shape == "bool":  # what reading and checking it would give
+            return got
         if got is None and None in d.options:
             return None
         try:
