@@ -239,8 +239,9 @@ class Game:
         """Ask the bots every question the state waits for, up to the start of the next hand (None) or a question
         for a seat in ``outside`` (returned unanswered). A finished hand's record is kept and told on the way.
         With no seat outside, betting runs in the state's hot loop (`GameState.play_bets`)."""
-        state = self.state
-        decision, play_bets, acts, ask, told = state.decision, state.play_bets, self._acts, self._ask, self._on_decision
+        state, seats = self.state, self.seats
+        decision, play_bets, acts, bet, told = state.decision, state.play_bets, self._acts, self._bet, self._on_decision
+        answer, observation = state.answer, state.observation
         while True:
             if state.phase == "bet" and not outside and told is None:
                 play_bets(acts=acts)
@@ -254,7 +255,10 @@ class Game:
             else:
                 if told is not None:
                     told(state, d)
-                ask(d)
+                if d.kind == "bet":
+                    bet(d)
+                else:  # the seat asks its bot, checks the answer against d's options, else plays the default
+                    answer(seats[d.seat].answer(d, observation))
 
     def _hand_over(self) -> None:
         record = self.state.record
@@ -265,20 +269,16 @@ class Game:
             for s in self.state.hand.order:  # in turn order
                 self.seats[s].on_hand_end(record)
 
-    def _ask(self, d: Decision) -> None:
-        """Put the question ``d`` to its seat's bot and play the answer: with the state's betting loop (given each
-        seat's `Seat.act`, `_acts`), the one place a bot is asked a question. The seat checks the answer against
-        ``d``'s options and falls back to the default (``seats.py``)."""
+    def _bet(self, d: Decision) -> None:
+        """A bet outside the state's betting loop (a caller told every decision), asked as the loop asks it: through
+        the seat's `Seat.act`, which checks the answer against ``d``'s limits and falls back to the default."""
         state = self.state
-        if d.kind == "bet":
-            lim: BetLimits = d.limits  # type: ignore[assignment]  # a bet always has its limits
-            answer = self._acts[d.seat](state.observation(d), lim, d.my_bet)
-            if type(answer) is list:
-                state.bet_drawn(answer, lim, d.my_bet)
-            else:
-                state.bet(*answer)
+        lim: BetLimits = d.limits  # type: ignore[assignment]  # a bet always has its limits
+        answer = self._acts[d.seat](state.observation(d), lim, d.my_bet)
+        if type(answer) is list:
+            state.bet_drawn(answer, lim, d.my_bet)
         else:
-            state.answer(self.seats[d.seat].answer(d, state.observation))
+            state.bet(*answer)
 
 
 def play_game(strategies: Sequence[Strategy], rules: RuleSet = RuleSet(), seed: int = 0, *,

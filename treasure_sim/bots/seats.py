@@ -375,7 +375,7 @@ class Seat:
         elif answer is _FAILED:
             return self._refuse_action(None, lim, my_bet)
         elif issubclass(type(answer), Mixed):
-            return self._draw(answer, lim, my_bet)
+            return _plain_choices(answer, lim) or self._draw(answer, lim, my_bet)  # the common case read at once
         else:
             try:
                 kind, amount = read_action(answer)
@@ -391,20 +391,18 @@ class Seat:
         return (CALL, my_bet + lim.to_call) if lim.to_call else (CHECK, my_bet)
 
     def _draw(self, answer: Mixed, lim: BetLimits, my_bet: int) -> tuple[str, int] | list[tuple[str, Any, float]]:
-        """A `Mixed` answer: every choice read and checked, as (kind, raise total, chance) for the state to draw one
-        from its own stream for this seat (nothing the bot can see or seed decides the draw)."""
-        choices = _plain_choices(answer, lim)
-        if choices is None:  # not our own classes throughout, or something is wrong: read it the careful way
-            try:
-                choices = read_mixed(answer)
-            except BadAnswer as bad:
-                return self._refuse_action(str(bad), lim, my_bet)
-            for kind, amount, _ in choices:
-                problem = action_problem(kind, amount, lim)
-                if problem is not None:
-                    return self._refuse_action(f"act: {problem} (in a Mixed answer)", lim, my_bet)
-            choices = [(kind, exact_int(amount) if kind == RAISE else 0, chance) for kind, amount, chance in choices]
-        return choices
+        """A `Mixed` answer that is not of our own exact types throughout (`_plain_choices` read the rest), read the
+        careful way and checked, as (kind, raise total, chance) for the state to draw one from its own stream for this
+        seat (nothing the bot can see or seed decides the draw); an illegal one is refused."""
+        try:
+            choices = read_mixed(answer)
+        except BadAnswer as bad:
+            return self._refuse_action(str(bad), lim, my_bet)
+        for kind, amount, _ in choices:
+            problem = action_problem(kind, amount, lim)
+            if problem is not None:
+                return self._refuse_action(f"act: {problem} (in a Mixed answer)", lim, my_bet)
+        return [(kind, exact_int(amount) if kind == RAISE else 0, chance) for kind, amount, chance in choices]
 
     def _refuse_action(self, problem: str | None, lim: BetLimits, my_bet: int) -> tuple[str, int]:
         """The fallback for an illegal answer: check if that is free, else fold (the error recorded)."""
