@@ -216,6 +216,8 @@ def test_every_process_a_bot_starts_dies_with_it(bot_file, tmp_path):
     assert not _sleepers(tag)
     run_experiment(_experiment(bot_file, "Forker", deals=3, params=f'{{ tag = "{tag}" }}'), tmp_path / "out",
                    workers=1, progress=False)
+    mine = read_games(tmp_path / "out").to_pandas().query("entrant == 'attacker'")
+    assert mine.decisions.sum() > 0 and mine.errors.sum() == 0  # the Forker was built, with its tag, and played
     stop_all()
     deadline = time.monotonic() + 5
     while _sleepers(tag) and time.monotonic() < deadline:
