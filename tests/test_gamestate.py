@@ -285,3 +285,30 @@ def test_sample_hidden_leaks_nothing_of_the_true_cards() -> None:
     assert stats.chi2_contingency(table).pvalue > 0.001
     assert stats.chisquare([uniform[k] for k in range(10)]).pvalue > 0.001
     assert sum(a == b for a, b in pairs) < 0.4 * len(pairs)  # suits agree about as often as chance (~25%)
+
+
+def test_play_bets_asks_through_ask_or_acts_and_refuses_neither():
+    """Both ways of answering the betting loop play the same bets; given neither, a clear error."""
+    from treasure_sim.bots.seats import Seat
+    from treasure_sim.game.strategy import Strategy
+
+    class Caller(Strategy):
+        def act(self, obs):
+            return Action.check() if "check" in obs.legal else Action.call()
+
+    played = []
+    for way in ("ask", "acts"):
+        state = GameState.new(3, RuleSet(max_hands=2), 4)
+        seats = [Seat(i, Caller(), state.table) for i in range(3)]
+        while state.phase != "bet":
+            d = state.decision()
+            state.apply(d.default)
+        with pytest.raises(TypeError, match="needs ask"):
+            state.play_bets()
+        if way == "acts":
+            state.play_bets(acts=[seat.act for seat in seats])
+        else:
+            state.play_bets(lambda s, lim, my_bet, legal, state=state, seats=seats: seats[s].act(
+                observe(state.table, state.hand, s, "bet", lim[0], lim[1], lim[2], legal), lim, my_bet))
+        played.append(state.hand.actions)
+    assert played[0] == played[1] and len(played[0]) >= 3

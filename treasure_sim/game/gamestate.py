@@ -197,6 +197,8 @@ class GameState(TreasureSteps):
         The engine's hot loop: the same decisions as `decision` gives, without making a `Decision` for each; it
         returns when the state waits for anything else.
         """
+        if ask is None and acts is None:
+            raise TypeError("play_bets needs ask (seat, limits, my_bet, legal) or acts (one per seat)")
         rules, table = self.rules, self.table
         money = table.money
         while self.phase == "bet":
