@@ -212,11 +212,11 @@ class GameState(TreasureSteps):
             my_bet, stack, high = h.bets[s], money[s], b[1]
             lim = bet_limits(rules, h.round, high, my_bet, stack, b[2], b[3], h.pot,
                              my_bet + stack > high and (b[7] if s == b[6] else b[5]) > high)
+            legal = _LEGAL[lim[0] == 0][lim[2] > 0]
             if acts is not None:
-                answer = acts[s](observe(table, h, s, "bet", lim[0], lim[1], lim[2], _LEGAL[lim[0] == 0][lim[2] > 0]),
-                                 lim, my_bet)
+                answer = acts[s](observe(table, h, s, "bet", lim[0], lim[1], lim[2], legal), lim, my_bet)
             else:
-                answer = ask(s, lim, my_bet, _LEGAL[lim[0] == 0][lim[2] > 0])  # type: ignore[misc]
+                answer = ask(s, lim, my_bet, legal)  # type: ignore[misc]
             if type(answer) is list:
                 self.bet_drawn(answer, lim, my_bet)
                 continue
