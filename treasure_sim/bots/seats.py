@@ -229,7 +229,7 @@ class Seat:
             self.seconds += perf_counter() - start
             return answer
         try:  # the common timed case, inlined: the seat's alarm (no system call: timeouts.py)
-            answer = self._alarm.ask(self.bot, method, args)  # type: ignore[union-attr]
+            answer = self._alarm.ask(self.bot, method, args, start)  # type: ignore[union-attr]
         except DecisionTimeout:
             self._timed_out(method, self.limit)
             answer = _FAILED
@@ -281,7 +281,7 @@ class Seat:
 
     def _alarmed(self, alarm: Alarm, method: str, args: tuple) -> Any:
         if alarm_usable():
-            return alarm.ask(self.bot, method, args)
+            return alarm.ask(self.bot, method, args, perf_counter())
         return _invoke(self.bot, method, args)  # the time is measured by _call
 
     def _timed_out(self, method: str, limit: float | None) -> None:

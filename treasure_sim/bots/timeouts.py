@@ -37,8 +37,9 @@ import os
 import signal
 import sys
 import threading
+from collections import deque
 from collections.abc import Callable
-from time import monotonic
+from time import perf_counter
 from types import FrameType
 from typing import Any
 
@@ -64,8 +65,9 @@ def alarm_usable() -> bool:
     return threading.get_ident() == ALARM_THREAD
 
 
-_Call = tuple["Alarm", float]  # an alarm and the deadline of its call in progress (monotonic seconds)
-_ACTIVE: list[_Call] = []  # the calls in progress (main thread only; the innermost last): the watchdog reads it
+_Call = tuple["Alarm", float]  # an alarm and the deadline of its call in progress (`time.perf_counter` seconds)
+_ACTIVE: deque[_Call] = deque()  # the calls in progress (main thread only; the innermost last): the watchdog reads it
+# (a deque: a list emptied and filled again at every decision is reallocated each time)
 OVERDUE = [False]  # someone else's SIGALRM arrived during a bot's call: `ring_overdue` lets it ring
 _SENT: list[_Call | None] = [None]  # the call the watchdog sent SIGALRM for, until the handler takes it
 _OUTER: list[Any] = []  # the SIGALRM handlers that open AlarmScopes replaced, innermost last
@@ -124,8 +126,11 @@ class _Watchdog:
         while True:
             nudge.clear()  # before reading the limit: a shorter one set from now on cuts the next nap short
             nap = max(min(_SHORTEST[0], 60.0), 0.001)
-            top = _ACTIVE[-1:]  # a copy: the main thread pushes and pops meanwhile
-            if not top:
+            try:
+                call = _ACTIVE[-1]  # the main thread pushes and pops meanwhile
+            except IndexError:
+                call = None
+            if call is None:
                 if not _OUTER:  # no game is running: wait for the next hand or call
                     wake.clear()
                     if not (_OUTER or _ACTIVE):  # checked after clearing: a scope opened meanwhile set it again
@@ -133,8 +138,7 @@ class _Watchdog:
                     continue
                 nudge.wait(nap)
                 continue
-            call = top[0]
-            left = call[1] - monotonic()
+            left = call[1] - perf_counter()
             if left > 0:
                 nudge.wait(min(left, nap))
                 continue
@@ -200,36 +204,42 @@ class Alarm:
 
         Only on the main thread (see :func:`alarm_usable`).
         """
-        return self.ask(fn, "__call__", args)
+        return self.ask(fn, "__call__", args, perf_counter())
 
-    def ask(self, bot: Any, method: str, args: tuple) -> Any:
+    def ask(self, bot: Any, method: str, args: tuple, start: float) -> Any:
         """``getattr(bot, method)(*args)`` (the lookup timed too: a bot's own ``__getattribute__`` is its code) under
-        the limit, as `call`: what a seat asks of its bot at every decision, so kept lean."""
+        the limit from ``start`` (`time.perf_counter`, read by the caller, which times the call too), as `call`: what
+        a seat asks of its bot at every decision, so kept lean."""
+        if not _OUTER:  # outside an AlarmScope: one just for this call
+            return self._ask_scoped(bot, method, args, start)
+        if _getsignal(_SIGALRM) is not _dispatch:  # a bot replaced the scope's handler: put it back
+            _setsignal(_SIGALRM, _dispatch)
+            _SENT[0] = None  # sent while a bot's handler was in place: it went there, never to `_dispatch`
         self.fired = 0
-        if _OUTER:  # inside an AlarmScope, whose handler serves (unless a bot replaced it: put it back)
-            if _getsignal(_SIGALRM) is not _dispatch:
-                _setsignal(_SIGALRM, _dispatch)
-                _SENT[0] = None  # sent while a bot's handler was in place: it went there, never to `_dispatch`
-            scoped, previous = True, None
-        else:
-            scoped, previous = False, _setsignal(_SIGALRM, _dispatch)
-            _WATCHDOG.ensure()
-        call = (self, monotonic() + self.seconds)
-        _ACTIVE.append(call)
+        _ACTIVE.append((self, start + self.seconds))
         self._in_call = True
         try:
             answer = getattr(bot, method)(*args)
         finally:
             self._in_call = False  # first: from here on neither the handler nor the tracer raises
             _ACTIVE.pop()
-            if not scoped:
-                _setsignal(_SIGALRM, previous)
             if self._tracing:
                 sys.settrace(self._prev_trace)
                 self._tracing = False
         if self.fired:
             raise DecisionTimeout  # it answered, but only after the limit
         return answer
+
+    def _ask_scoped(self, bot: Any, method: str, args: tuple, start: float) -> Any:
+        """`ask` with the alarms' handler installed around the one call, and the previous one put back."""
+        previous = _setsignal(_SIGALRM, _dispatch)
+        _OUTER.append(previous)
+        _WATCHDOG.ensure()
+        try:
+            return self.ask(bot, method, args, start)
+        finally:
+            _OUTER.pop()
+            _setsignal(_SIGALRM, previous)
 
     def _fire(self, frame: FrameType | None) -> None:
         if not self._in_call:
