@@ -57,6 +57,14 @@ class ChipThief(Strategy):
         _table(obs).money[obs.seat] += 1000
         return Action.call()
 
+class ThiefFromHand5(Strategy):
+    """Adds 1,000 chips to its own stack once, in hand 5."""
+    def act(self, obs):
+        if obs.hand_no == 5 and not getattr(self, "done", False):
+            self.done = True
+            _table(obs).money[obs.seat] += 1000
+        return Action.call()
+
 class HugeStack(Strategy):
     """Leaves its stack at 2**40."""
     def act(self, obs):
@@ -222,16 +230,22 @@ def test_an_honest_game_passes_every_check():
     assert engine_tampered() is None
 
 
-def test_a_table_of_trusted_bots_skips_only_the_code_watch(bot_file, monkeypatch):
-    """``watch_code=False`` (every bot ours or isolated) still checks chips and cards after every hand, and no longer
-    looks for replaced engine code; with it on, a replaced engine function voids the game."""
+def test_a_table_of_trusted_bots_skips_the_code_watch_and_checks_chips_at_every_16th_hand(bot_file, monkeypatch):
+    """``watch_code=False`` (every bot ours or isolated: nothing can tamper) checks chips and cards at hands 1, 17,
+    33, ... only, and no longer looks for replaced engine code; with it on, chips are checked after every hand and a
+    replaced engine function voids the game."""
     import functools
 
     import treasure_sim.game.gamestate as gamestate
+    from treasure_sim.bots.integrity import TRUSTED_EVERY
     from treasure_sim.bots.loader import load_strategy as load
 
-    with pytest.raises(Tampering, match="its stack is"):
+    with pytest.raises(Tampering, match="hand 1: integrity: its stack is"):
         Game([load(f"{bot_file}:ChipThief"), load_strategy("calling_station")], seed=1, watch_code=False).play()
+    for watched, caught_at in ((True, 5), (False, TRUSTED_EVERY + 1)):  # a chip lost or made stays so: found later
+        with pytest.raises(Tampering, match=f"hand {caught_at}: integrity: (its stack|the table holds)"):
+            Game([load(f"{bot_file}:ThiefFromHand5"), load_strategy("calling_station")], RuleSet(max_hands=40),
+                 seed=1, watch_code=watched).play()
     original = gamestate.split_pots
     monkeypatch.setattr(gamestate, "split_pots", functools.wraps(original)(lambda *a, **k: original(*a, **k)))
     rules = RuleSet(max_hands=70)  # past 64 hands: every slice of the watched code is looked at

@@ -57,7 +57,9 @@ class Game:
     Treasure (seeds/rulings.md, "Restricted play"); its observations say so (``Observation.restricted``).
     After every hand the chips and cards are checked (``integrity.py``); ``watch_code`` also checks that no engine
     code was replaced, which only in-process bot code that is not ours can do: a caller whose process has run no
-    such code may turn it off (a tournament does: 9% of a worker's time on a table of built-in bots).
+    such code may turn it off (a tournament does, at tables of built-in or isolated bots). Then nothing can tamper,
+    and the chips and cards are checked only at hands 1, 17, 33, ... (``integrity.TRUSTED_EVERY``): a tripwire for
+    an engine bug.
     ``on_decision(state, decision)`` is told every decision a seat faces, before its bot is asked, the questions
     whose fixed default a bot keeps included (answered with that default, as without it): a replay counts the
     decisions of a game this way; betting then runs decision by decision (the same games, somewhat slower).

@@ -1,4 +1,5 @@
-"""Tampering caught where it is cheap to catch: after every hand, the engine checks its own state and its code.
+"""Tampering caught where it is cheap to catch: after every hand, the engine checks its own state and its code
+(at every 16th hand, where nothing can tamper).
 
 An in-process bot runs in the engine's interpreter: through ``gc`` or ``sys._getframe`` it can reach the table
 and change it, or replace a function of the engine. Nothing in-process can stop that (isolate a bot you do not
@@ -15,6 +16,10 @@ trust: ``docs/protocol.md``), but the engine notices what such tampering leaves 
   tournament does after every game); the evaluator's tables cannot be changed in place (tuples, read-only
   arrays). The code is watched unless the game says no outside code could have changed it (``Game.watch_code``:
   a tournament process that has loaded no bot from outside the ``strategies`` package).
+
+Where no code but ours has run (``watch_code`` off), nothing can tamper: the chips and cards are then checked at the
+first hand and every `TRUSTED_EVERY`-th after it (hands 1, 17, 33, ...), a tripwire for an engine bug (a lost chip or
+card stays lost, so a later check finds it), instead of after every hand (6% of a tournament worker's time).
 
 A violation raises `Tampering` (a `StrategyError`), naming the seat whose stack is wrong or else the seat whose
 turn it was last in the hand; the tournament voids the game and names the entrant, and a strict run stops.
@@ -45,6 +50,8 @@ WATCHED = {"game": ("gamestate", "questions", "treasure_steps", "evaluator", "_e
 define) are watched: the rules and the code that asks bots."""
 _ROOT = __package__.rpartition(".")[0]  # treasure_sim
 MAX_SCORE = 1 << 24  # every evaluator score is below (category << 20, ten categories)
+TRUSTED_EVERY = 16
+"""With ``Game.watch_code`` off (only our code in the process), the chips and cards are checked at hands 1, 17, 33..."""
 
 
 class Tampering(StrategyError):
@@ -191,8 +198,11 @@ def _last_seat(h: Hand) -> int | None:
 
 def check_hand(game: Game, h: Hand, record: HandRecord) -> None:
     """After a hand's record: chips, cards and (unless every bot at the table is trusted code, ``game.watch_code``)
-    the engine's code as they must be; `Tampering` if not."""
+    the engine's code as they must be; `Tampering` if not. Without ``game.watch_code``, only at every
+    `TRUSTED_EVERY`-th hand (the first included)."""
     t = game.table
+    if not game.watch_code and t.hand_no % TRUSTED_EVERY != 1:
+        return  # nothing here can tamper: a tripwire for engine bugs at every TRUSTED_EVERY-th hand is enough
     state = game.__dict__.get("_integrity")
     if state is None:  # the first hand: the chips and cards the game has
         state = game.__dict__["_integrity"] = (sum(h.start_money), sorted(frozenset(t.full_deck)),
