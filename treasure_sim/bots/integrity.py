@@ -250,7 +250,7 @@ def _cards(t: Any, h: Hand, deck: list[int]) -> str | None:
     taken = h.taken  # the card that entered a zone this hand (the New Treasure, or the card a Joker became)
     if h.new_treasure is not None and h.new_treasure != taken:
         dealt.append(h.new_treasure)
-    if taken is not None:  # a Joker's card may copy a dealt one (rulings): it is counted in the zones, above
+    if taken is not None and taken in dealt:  # a Joker's card may copy a dealt one (rulings): counted in the zones
         dealt = [c for c in dealt if c != taken]
     cards = set(dealt)
     if len(cards) != len(dealt) or not cards.issubset(outside):
