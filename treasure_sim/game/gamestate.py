@@ -18,6 +18,7 @@ Only the decision phases wait for an answer; the others pass by themselves.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from operator import gt
 from typing import Any
 
 import numpy as np
@@ -299,7 +300,10 @@ class GameState(TreasureSteps):
             b[1] = to
             b[3] += 1
             folded, money = h.folded, self.table.money
-            b[0] = [o for o in self.table.after(h.order)[s] if not folded[o] and money[o] > 0]
+            b[0] = queue = []  # everyone else still in with chips behind, from the next seat round
+            for o in self.table.after(h.order)[s]:
+                if not folded[o] and money[o] > 0:
+                    queue.append(o)
             self._i = 0
 
     def bet_drawn(self, choices: list[tuple[str, Any, float]], lim: BetLimits, my_bet: int) -> None:
@@ -329,7 +333,7 @@ class GameState(TreasureSteps):
         view = h._view or h.view(self.table)  # the tuples the observation was just built from
         still = h._still  # who is still in changes only at a fold: one tuple for the decisions between two folds
         if still is None:
-            still = h._still = tuple([dealt and not out for dealt, out in zip(h.in_hand, h.folded, strict=True)])
+            still = h._still = tuple(map(gt, h.in_hand, h.folded))  # dealt and not folded (bools: True > False)
         to_call = lim[0]
         h.mixed.append(_new(MixedDecision, (h.round, s, fold / total, view[2], still, to_call, kind == FOLD)))
         if kind in (FOLD, RAISE):
@@ -510,11 +514,16 @@ class GameState(TreasureSteps):
             self._finish()
             return
         h.start_round(rnd)
-        money, order, folded = self.table.money, h.order, h.folded
-        live = [s for s in order if not folded[s]]
-        reach = {s: money[s] for s in live}  # what each can bet in all this round: its stack at the start
+        money, folded = self.table.money, h.folded
+        reach = {}  # what each seat still in can bet in all this round: its stack at the start
+        queue = []  # who is asked, in turn order: those with chips behind
+        for s in h.order:  # one loop, not three comprehensions (each a function call in 3.11)
+            if not folded[s]:
+                reach[s] = stack = money[s]
+                if stack > 0:
+                    queue.append(s)
         (top, top_seat), (second, _) = _best_two(reach)
-        self._bet = [[s for s in live if money[s] > 0], 0, 0, 0, reach, top, top_seat, second]
+        self._bet = [queue, 0, 0, 0, reach, top, top_seat, second]
         self._i = 0
         self.phase = "bet"
 
@@ -557,12 +566,17 @@ class GameState(TreasureSteps):
         """Step 13: every hand still in is shown and scored in one batched evaluator call; then the pots."""
         t, h = self.table, self.hand
         seats = self._in
-        rows = [h.hands[s] + h.shared for s in seats]
-        masks = [t.wilds[s] for s in seats]
+        shared, hands, wilds = h.shared, h.hands, t.wilds
+        rows, masks = [], []
+        for s in seats:  # loops, not comprehensions (each a function call in 3.11)
+            rows.append(hands[s] + shared)
+            masks.append(wilds[s])
         scores = evaluator.score_rows(rows, masks)  # ids are ours: no numpy, no checks
-        board = names(h.shared)
-        shown = [_new(ShownHand, (t.hand_no, s, names(h.hands[s]), scores[i],
-                                  evaluator.category_name(scores[i]), board, masks[i])) for i, s in enumerate(seats)]
+        board = names(shared)
+        shown = []
+        for i, s in enumerate(seats):
+            shown.append(_new(ShownHand, (t.hand_no, s, names(hands[s]), scores[i],
+                                          evaluator.category_name(scores[i]), board, masks[i])))
         if self.quintets:  # name them now (else only when a record is printed or written)
             for hand in shown:
                 name_quintet(hand.cards + hand.board, hand.wild_ranks)

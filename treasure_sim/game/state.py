@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from bisect import insort
 from collections.abc import Mapping, Sequence
+from itertools import filterfalse, repeat
+from operator import gt, mul, not_, sub
 
 import numpy as np
 
@@ -14,15 +16,30 @@ from .strategy import Observation
 
 NAMES = tuple(format_card(c) for c in range(54))
 """Card names by id, for records built on the hot path (``NAMES[c]`` beats ``format_card``)."""
+_NAME = NAMES.__getitem__
 
 _new_observation = tuple.__new__  # Observation(*values) checks arity; the engine builds them in field order
 _new_event = tuple.__new__  # the same for ActionEvent
 _VALUES = {ace: tuple(value_of(c, ace) for c in range(52)) for ace in (1, 14)}
 
 
+class _FewNames(dict):
+    """Names of card tuples of at most two cards (hole cards, moved Spades, Hearts draws), each made once."""
+
+    def __missing__(self, cards: tuple[int, ...]) -> tuple[str, ...]:
+        value = tuple([NAMES[c] for c in cards])
+        if len(cards) <= 2:  # at most 54 * 53 + 54 + 1 keys
+            self[cards] = value
+        return value
+
+
+_few_names = _FewNames().__getitem__
+"""``_few_names(cards)``: the names of a tuple of card ids, kept for tuples of up to two cards."""
+
+
 def names(cards: Sequence[int]) -> tuple[str, ...]:
     """Card ids (plain ints, no padding) as names."""
-    return tuple([NAMES[c] for c in cards])
+    return tuple(map(_NAME, cards))
 
 
 class DeckEmpty(Exception):
@@ -235,8 +252,8 @@ class Hand:
     def __init__(self, table: Table, errors_before: list[int] | None = None) -> None:
         n = table.n
         out, money = table.out, table.money
-        self.in_hand = tuple([not o for o in out])
-        self.order = [s for s in table.orders[table.dealer] if not out[s]]
+        self.in_hand = in_hand = tuple(map(not_, out))
+        self.order = list(filterfalse(out.__getitem__, table.orders[table.dealer]))  # the seats dealt in
         self.hands: list[tuple[int, ...]] = [()] * n
         self.hole: list[tuple[int, ...]] = [()] * n
         self.shared: tuple[int, ...] = ()
@@ -245,7 +262,7 @@ class Hand:
         self.committed = [0] * n
         self.pot = 0  # every chip committed this hand
         self.folded = [False] * n
-        self.all_in = [not out[s] and not money[s] for s in range(n)]  # dealt in, not folded, nothing behind
+        self.all_in = list(map(gt, in_hand, map(bool, money)))  # dealt in and nothing behind (True > False)
         self.last_folder: int | None = None
         self.live = len(self.order)  # seats dealt in and not folded
         self.actions: tuple[ActionEvent, ...] = ()
@@ -280,7 +297,7 @@ class Hand:
 
     def contenders(self) -> list[int]:
         """Seats still in the hand, in turn order."""
-        return [s for s in self.order if not self.folded[s]]
+        return list(filterfalse(self.folded.__getitem__, self.order))
 
     def revealed_hands(self, table: Table) -> tuple[tuple[int, ...] | None, ...]:
         """Per seat, its hand if revealed (step 12 on, still in), else None."""
@@ -386,30 +403,31 @@ class Hand:
         n = t.n
         start, money, before, in_hand, ante = self.start_money, t.money, self.errors_before, self.in_hand, t.ante
         removed = t.removed
-        return HandRecord(  # positionally, in field order: one per hand
+        return HandRecord(  # positionally, in field order: one per hand (maps, not comprehensions: calls in 3.11)
             t.hand_no,
             t.dealer,
             in_hand,
-            tuple([ante if dealt else 0 for dealt in in_hand]),
-            tuple([tuple([NAMES[c] for c in hole]) if hole else () for hole in self.hole]),
+            tuple(map(mul, in_hand, repeat(ante, n))),  # the ante where dealt in (True * ante), else 0
+            tuple(map(_few_names, self.hole)),
             NAMES[self.new_treasure] if self.new_treasure is not None else None,
             self.actions,
             names(self.shared),
             tuple(self.folded),
             self.last_folder,
             NAMES[self.taken] if self.taken is not None else None,
-            tuple([names(m) if m else () for m in self.spades_moved]),
-            tuple([names(d) if d else () for d in self.drawn]),
+            tuple(map(_few_names, self.spades_moved)),
+            tuple(map(_few_names, self.drawn)),
             tuple(self.shown),
             tuple(self.pots),
             self.returned,
-            tuple([money[s] - start[s] for s in range(n)]),
+            tuple(map(sub, money, start)),
             tuple(self.steals),
             t.zone_names,
             tuple(money),
             len(t._deck),
             self.void,
             self.ran_out,
+            () if list(map(len, errors)) == before else  # none this hand, the common case
             tuple([(s, e) for s in range(n) if len(errors[s]) > before[s] for e in errors[s][before[s]:]]),
             self.zones_before,
             self.passed_to,
@@ -463,11 +481,11 @@ def observe(table: Table, hand: Hand, seat: int, phase: str, to_call: int = 0, m
 def observe_between(table: Table, voters: Sequence[int]) -> list[Observation]:
     """Before a hand (the vote to go on): what each of ``voters`` sees, no hand in progress."""
     n = table.n
-    in_hand = tuple([not o for o in table.out])
+    in_hand = tuple(map(not_, table.out))
     zeros = (0,) * n
     money = tuple(table.money)
     base = ["keep_playing", 0, n, table.hand_no, table.dealer, (), (), None, table.zone_tuples, money, zeros,
-            zeros, 0, (False,) * n, in_hand, tuple([in_hand[s] and not money[s] for s in range(n)]),
+            zeros, 0, (False,) * n, in_hand, tuple(map(gt, in_hand, map(bool, money))),  # all in: in, no chips
             len(table._deck), 0, 0, 0, 0, (), (), None, 0, table.showdowns, table.nobody, None, ()]
     views = []
     for seat in voters:

@@ -85,11 +85,15 @@ class TreasureSteps:
         while self._i < len(contenders):
             s = contenders[self._i]
             if not self._hearts:
-                ranks = {RANK[c] for c in t.zone_suit(s, HEARTS)}
-                if not ranks or s in barred:
+                hearts = t.zone_suit(s, HEARTS)
+                if not hearts or s in barred:
                     self._i += 1
                     continue
-                owed = sum(1 for c in h.hands[s] + h.shared if RANK[c] in ranks)
+                ranks = set(map(RANK.__getitem__, hearts))
+                owed = 0  # cards in hand and shared of a Hearts Treasure's rank: one draw each
+                for c in h.hands[s] + h.shared:
+                    if RANK[c] in ranks:
+                        owed += 1
                 self._hearts = [ranks, owed, rules.hearts_cap or 1 << 30]
             ranks, owed, room = self._hearts
             if owed > 0 and room > 0:
@@ -211,7 +215,7 @@ class TreasureSteps:
         self.phase = "steal"
 
     def _steal_options(self, s: int) -> tuple[Steal, ...]:
-        """Per Diamond ``s`` still holds, in the order held: every card of another zone (seats in order) worth no more."""
+        """Per Diamond ``s`` still holds, in order held: every card of another zone (seats in order) worth no more."""
         t = self.table
         zones, values = t.treasures, t.values
         mine = zones[s]

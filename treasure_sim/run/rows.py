@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -23,6 +24,7 @@ from .experiment import Entrant
 from .store import SCHEMAS, SUIT_COLUMNS
 
 MAX_MESSAGE = 300  # characters of a bot's first error kept in the games table
+_amount = attrgetter("amount")
 
 Columns = list[Any]  # a table's rows so far, flat: row after row, each in the order of its schema's columns
 
@@ -105,7 +107,7 @@ def hand_rows(cols: Columns, experiment: str, game_id: int, hands: Sequence[Hand
                     break
         taken = h.treasure_taken
         add((
-            experiment, game_id, h.hand_no, h.dealer, sum(h.in_hand), sum([p.amount for p in pots]), len(h.shown),
+            experiment, game_id, h.hand_no, h.dealer, sum(h.in_hand), sum(map(_amount, pots)), len(h.shown),
             h.winners, category, h.last_folder, h.new_treasure, taken,
             h.treasure_taker if taken is not None else None,
             sum(map(len, h.spades_moved)), sum(map(len, h.drawn)), len(h.steals), h.deck_size_after, h.void,
@@ -123,7 +125,9 @@ def seat_rows(cols: Columns, experiment: str, game_id: int, hands: Sequence[Hand
     for h in hands:
         in_hand = h.in_hand
         n = len(in_hand)
-        put_in = [[ante, 0, 0, 0, 0] for ante in h.antes]  # the ante, then each betting round
+        put_in = []  # per seat: the ante, then each betting round
+        for ante in h.antes:  # a loop, not a comprehension (a function call in 3.11): once per hand
+            put_in.append([ante, 0, 0, 0, 0])
         bets, calls, checks, won = [0] * n, [0] * n, [0] * n, [0] * n
         folded_round: list[int | None] = [None] * n
         vpip, pfr = [False] * n, [False] * n
