@@ -105,3 +105,31 @@ def test_a_forked_process_starts_its_own_watchdog():
         child.join(30)
         if child.is_alive():
             child.kill()
+
+
+@needs_alarm
+@pytest.mark.parametrize("scoped", [False, True])
+def test_someone_elses_handler_raising_as_an_alarm_starts_leaves_no_handler_of_ours_behind(monkeypatch, scoped):
+    """Another SIGALRM handler that raises while a call or a scope is being set up (here: while the watchdog is
+    woken) leaves the previous handler in place and no scope open: later signals are still the user's."""
+    class Raised(Exception):
+        pass
+
+    def raising() -> None:
+        raise Raised
+
+    def mine(signum, frame):
+        pass
+
+    previous = signal.signal(signal.SIGALRM, mine)
+    try:
+        monkeypatch.setattr(timeouts._WATCHDOG, "ensure", raising)
+        with pytest.raises(Raised):
+            if scoped:
+                with AlarmScope():
+                    pass
+            else:
+                Alarm(5.0).call(lambda: None)
+        assert signal.getsignal(signal.SIGALRM) is mine and timeouts._OUTER == []
+    finally:
+        signal.signal(signal.SIGALRM, previous)

@@ -174,8 +174,12 @@ class AlarmScope:
         self._installed = alarm_usable() and _getsignal(_SIGALRM) is not _dispatch  # not nested
         if self._installed:
             _OUTER.append(_setsignal(_SIGALRM, _dispatch))
-            _SENT[0] = None  # a signal the watchdog sent while a bot had replaced our handler never reached us
-            _WATCHDOG.ensure()
+            try:
+                _SENT[0] = None  # a signal the watchdog sent while a bot had replaced our handler never reached us
+                _WATCHDOG.ensure()  # after the push: a watchdog that looks now must see a scope (else it sleeps on)
+            except BaseException:  # someone else's SIGALRM handler raised meanwhile: as if never entered
+                _setsignal(_SIGALRM, _OUTER.pop())
+                raise
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -231,14 +235,16 @@ class Alarm:
         return answer
 
     def _ask_scoped(self, bot: Any, method: str, args: tuple, start: float) -> Any:
-        """`ask` with the alarms' handler installed around the one call, and the previous one put back."""
+        """`ask` with the alarms' handler installed around the one call, and the previous one put back (and
+        `_OUTER` as it was, whatever someone else's SIGALRM handler raises meanwhile)."""
+        depth = len(_OUTER)
         previous = _setsignal(_SIGALRM, _dispatch)
-        _OUTER.append(previous)
-        _WATCHDOG.ensure()
         try:
+            _OUTER.append(previous)
+            _WATCHDOG.ensure()  # after the push: a watchdog that looks now must see a scope (else it sleeps on)
             return self.ask(bot, method, args, start)
         finally:
-            _OUTER.pop()
+            del _OUTER[depth:]
             _setsignal(_SIGALRM, previous)
 
     def _fire(self, frame: FrameType | None) -> None:
