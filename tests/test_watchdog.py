@@ -232,8 +232,8 @@ def test_an_honest_game_passes_every_check():
 
 def test_a_table_of_trusted_bots_skips_the_code_watch_and_checks_chips_at_every_16th_hand(bot_file, monkeypatch):
     """``watch_code=False`` (every bot ours or isolated: nothing can tamper) checks chips and cards at hands 1, 17,
-    33, ... only, and no longer looks for replaced engine code; with it on, chips are checked after every hand and a
-    replaced engine function voids the game."""
+    33, ... and at the game's end only, and no longer looks for replaced engine code; with it on, chips are checked
+    after every hand and a replaced engine function voids the game."""
     import functools
 
     import treasure_sim.game.gamestate as gamestate
@@ -246,6 +246,9 @@ def test_a_table_of_trusted_bots_skips_the_code_watch_and_checks_chips_at_every_
         with pytest.raises(Tampering, match=f"hand {caught_at}: integrity: (its stack|the table holds)"):
             Game([load(f"{bot_file}:ThiefFromHand5"), load_strategy("calling_station")], RuleSet(max_hands=40),
                  seed=1, watch_code=watched).play()
+    with pytest.raises(Tampering, match="after hand 10: integrity: at the end of the game the table holds"):
+        Game([load(f"{bot_file}:ThiefFromHand5"), load_strategy("calling_station")], RuleSet(max_hands=10),
+             seed=1, watch_code=False).play()  # no 16th hand after the theft: found when the game is over
     original = gamestate.split_pots
     monkeypatch.setattr(gamestate, "split_pots", functools.wraps(original)(lambda *a, **k: original(*a, **k)))
     rules = RuleSet(max_hands=70)  # past 64 hands: every slice of the watched code is looked at

@@ -2,7 +2,7 @@
 
 It owns everything between the game and a bot's code: the engine's driver loop that asks each seat
 (`driver.Game`, `play_game`), the per-seat checks, time limits, fallbacks and error records
-(`seats`, `timeouts`), the integrity checks after every hand (`integrity`), finding a bot by name or
+(`seats`, `timeouts`), the integrity checks after the hands (`integrity`), finding a bot by name or
 file (`loader`), and isolated bots in their own sandboxed processes over the line protocol
 (`isolated`, `protocol`, `bot_host`, `sandbox`, `processes`).
 

@@ -23,7 +23,7 @@ from ..game.rules import RuleSet
 from ..game.seeding import as_seed_sequence, derive, root_key
 from ..game.state import names
 from ..game.strategy import Strategy
-from .integrity import check_hand, watch
+from .integrity import check_game_end, check_hand, watch
 from .seats import Seat, StrategyError
 from .timeouts import AlarmScope
 
@@ -58,8 +58,8 @@ class Game:
     After every hand the chips and cards are checked (``integrity.py``); ``watch_code`` also checks that no engine
     code was replaced, which only in-process bot code that is not ours can do: a caller whose process has run no
     such code may turn it off (a tournament does, at tables of built-in or isolated bots). Then nothing can tamper,
-    and the chips and cards are checked only at hands 1, 17, 33, ... (``integrity.TRUSTED_EVERY``): a tripwire for
-    an engine bug.
+    and the chips and cards are checked only at hands 1, 17, 33, ... (``integrity.TRUSTED_EVERY``) and when the
+    game is over: a tripwire for an engine bug.
     ``on_decision(state, decision)`` is told every decision a seat faces, before its bot is asked, the questions
     whose fixed default a bot keeps included (answered with that default, as without it): a replay counts the
     decisions of a game this way; betting then runs decision by decision (the same games, somewhat slower).
@@ -117,6 +117,7 @@ class Game:
         self.seats = [Seat(i, bot, table, strict=strict, limit=decision_timeout, max_timeouts=max_timeouts,
                            ends_game=ends_game) for i, bot in enumerate(self.strategies)]
         self._hands: list[HandRecord] = []
+        self._checked_end = False  # the chips and cards checked once the game is over (`integrity.check_game_end`)
         for seat in self.seats:  # each bot gets its own copy of the rules, in setup and in every observation
             seat.setup(n, table.bot_rules[seat.index], np.random.default_rng(seat_seeds[seat.index]))
         state.errors = [seat.errors for seat in self.seats]  # each seat's own list, kept up to date by it
@@ -250,6 +251,9 @@ class Game:
             d = decision(False)
             if d is None:
                 if state.phase != "hand_over":
+                    if state.phase == "over" and self._hands and not self._checked_end:
+                        self._checked_end = True
+                        check_game_end(self)  # chips and cards once more: the last hands may not have been checked
                     return None  # the votes are done ("ready") or the game is over
                 self._hand_over()
             elif d.seat in outside:

@@ -251,7 +251,11 @@ def play_one(task: Task, game_id: int, deal: int, rotation: int, seats: tuple[in
 
     def culprit(seat: int | None) -> str:
         """Who tampered, for a voided game: nobody at a table where no bot can reach the engine."""
-        return who(seat) if able else "none at this table (a bot from outside treasure-sim loaded in this process)"
+        if able:
+            return who(seat)
+        if watch:
+            return "none at this table (a bot from outside treasure-sim loaded in this process)"
+        return "none (only treasure-sim's own code ran in this process: an engine bug, please report it)"
 
     def strategy_failure(err: StrategyError) -> BotFailure:
         """A strict game's stop as one line naming the entrant and where in its code (its traceback kept)."""
@@ -288,7 +292,8 @@ def play_one(task: Task, game_id: int, deal: int, rotation: int, seats: tuple[in
                 bots.append(_Unbuilt(f"could not be built: {type(err).__name__}: {err}"[:500]))
         holders = guard.wrap(game_id, bots) if guard is not None else None
         # the engine's code is watched wherever code not ours has run in this process (a bot at an earlier table
-        # could have replaced it as it went), else only the chips and cards are checked
+        # could have replaced it as it went), with the chips and cards after every hand; else nothing can tamper,
+        # and only the chips and cards are checked, at every 16th hand and at the game's end (integrity.py)
         watch = bool(able) or outside_code_loaded()
         try:  # a strict game stops at a bot's setup here
             game = Game(bots, task.rules, None, deal_seed=seeds.cards, bot_seeds=seeds.bots, draw_seeds=seeds.draws,
