@@ -66,7 +66,7 @@ def _oracle(table, hand) -> bool:
 @given(tables())
 def test_the_card_check_agrees_with_a_multiset_oracle(case):
     table, hand = case
-    assert (_cards(table, hand, SORTED_DECK) is None) == _oracle(table, hand)
+    assert (_cards(table, hand, SORTED_DECK, frozenset(SORTED_DECK)) is None) == _oracle(table, hand)
 
 
 def test_the_card_check_passes_every_hand_of_a_real_game(monkeypatch):
@@ -74,7 +74,7 @@ def test_the_card_check_passes_every_hand_of_a_real_game(monkeypatch):
     real = driver.check_hand
 
     def spy(game, h, record):
-        checked.append(_cards(game.table, h, sorted(game.table.full_deck)))
+        checked.append(_cards(game.table, h, sorted(game.table.full_deck), frozenset(game.table.full_deck)))
         real(game, h, record)
 
     monkeypatch.setattr(driver, "check_hand", spy)

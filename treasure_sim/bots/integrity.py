@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import sys
 from itertools import chain
-from operator import attrgetter, is_not, itemgetter
+from operator import attrgetter, is_not, itemgetter, sub
 from types import FunctionType, ModuleType
 from typing import TYPE_CHECKING, Any
 
@@ -206,13 +206,14 @@ def check_hand(game: Game, h: Hand, record: HandRecord) -> None:
         return  # nothing here can tamper: a tripwire for engine bugs at every TRUSTED_EVERY-th hand is enough
     state = game.__dict__.get("_integrity")
     if state is None:  # the first hand: the chips and cards the game has
-        state = game.__dict__["_integrity"] = (sum(h.start_money), sorted(frozenset(t.full_deck)),
+        deck = sorted(frozenset(t.full_deck))  # every card id, in order
+        state = game.__dict__["_integrity"] = (sum(h.start_money), deck, frozenset(deck),
                                                _snapshot() if game.watch_code else None)
-    total, deck, snapshot = state  # deck: every card id, in order
+    total, deck, deck_set, snapshot = state
     problem, seat = _chips(t.money, h, total)
     exact = seat is not None
     if problem is None:
-        problem = _cards(t, h, deck) or (snapshot.problem(t.hand_no) if snapshot is not None else None)
+        problem = _cards(t, h, deck, deck_set) or (snapshot.problem(t.hand_no) if snapshot is not None else None)
         seat = None if problem is None else _last_seat(h)
     if problem is not None:
         label = game.seats[seat].label if seat is not None else "?"
@@ -227,14 +228,14 @@ def check_game_end(game: Game) -> None:
     state = game.__dict__.get("_integrity")
     if state is None:
         return
-    total, deck, _ = state
+    total, deck, _, _ = state
     t = game.table
     chips = sum(t.money)
     problem = None
     if chips != total or type(chips) is not int or min(t.money) < 0:
         problem = f"at the end of the game the table holds {chips!r} chips, not {total:,}"[:200]
     else:
-        problem = _every_card(t, deck)
+        problem = _every_card(t, deck, [*chain.from_iterable(t.treasures), *t.removed])
         if problem is None and (sorted(t._deck) != t._outside):  # the deck, shuffled after the last hand
             problem = "the deck is not the cards outside the zones"
     if problem is not None:
@@ -248,7 +249,7 @@ def check_game_end(game: Game) -> None:
 
 def _chips(money: list[int], h: Hand, total: int) -> tuple[str | None, int | None]:
     chips = sum(money)  # a float among the stacks makes it a float
-    expected = [start - put for start, put in zip(h.start_money, h.committed, strict=True)]
+    expected = list(map(sub, h.start_money, h.committed))  # a map, not a comprehension (a call in 3.11)
     for pot in h.pots:
         for winner, share in zip(pot.winners, pot.shares, strict=True):
             expected[winner] += share
@@ -265,10 +266,11 @@ def _chips(money: list[int], h: Hand, total: int) -> tuple[str | None, int | Non
     return f"its stack is {shown} chips where the hand left it {want:,} (the table holds {total:,} chips)", seat
 
 
-def _every_card(t: Any, deck: list[int]) -> str | None:
-    """Whether the zones, the cards out of the game and the cards outside the zones are the deck, each once."""
+def _every_card(t: Any, deck: list[int], held: list[Any]) -> str | None:
+    """Whether the cards outside the zones and ``held`` (the zones' and those out of the game) are the deck, each
+    once."""
     try:  # sorted (in C)
-        every = sorted([*t._outside, *chain.from_iterable(t.treasures), *t.removed])
+        every = sorted([*t._outside, *held])
     except TypeError:  # something that is not a card id among them
         every = None
     if every != deck:
@@ -276,19 +278,19 @@ def _every_card(t: Any, deck: list[int]) -> str | None:
     return None
 
 
-def _cards(t: Any, h: Hand, deck: list[int]) -> str | None:
-    problem = _every_card(t, deck)
+def _cards(t: Any, h: Hand, deck: list[int], deck_set: frozenset[int]) -> str | None:
+    held = [*chain.from_iterable(t.treasures), *t.removed]  # in a zone or out of the game
+    problem = _every_card(t, deck, held)
     if problem is not None:
         return problem
-    outside = t._outside
     dealt = [*t._deck, *chain.from_iterable(h.hands), *h.shared]
     taken = h.taken  # the card that entered a zone this hand (the New Treasure, or the card a Joker became)
     if h.new_treasure is not None and h.new_treasure != taken:
         dealt.append(h.new_treasure)
     if taken is not None and taken in dealt:  # a Joker's card may copy a dealt one (rulings): counted in the zones
         dealt = [c for c in dealt if c != taken]
-    cards = set(dealt)
-    if len(cards) != len(dealt) or not cards.issubset(outside):
+    cards = set(dealt)  # outside the zones: with every card once outside or held (above), a card of the deck not held
+    if len(cards) != len(dealt) or not cards <= deck_set or not cards.isdisjoint(held):
         return "the deck and the cards dealt are not distinct cards outside the zones"
     for shown in h.shown:
         if type(shown.score) is not int or not 0 <= shown.score < MAX_SCORE:
