@@ -53,6 +53,9 @@ def test_records_are_frozen_and_json_safe():
     with pytest.raises(AttributeError):  # a NamedTuple: not even object.__setattr__ changes it
         object.__setattr__(result.hands[0], "payouts", ())
     assert all(str(rec).startswith(f"Hand #{rec.hand_no}") for rec in result.hands)
+    # the engine builds records without the constructor's arity check: every one has every field, each its own type
+    assert all(len(rec) == len(HandRecord._fields) and type(rec) is HandRecord for rec in result.hands)
+    assert all(isinstance(rec.mixed, tuple) and isinstance(rec.payouts, tuple) for rec in result.hands)
 
 
 def test_the_public_view_hides_unshown_hands_only():

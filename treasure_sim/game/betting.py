@@ -106,9 +106,13 @@ def split_pots(
     total: int = sum(committed)
     if len(contenders) == 1:  # all but one folded: every chip of the hand, side pots included (rulings §4)
         return [_pot(PotResult, (total, tuple(contenders), tuple(contenders), (total,)))] if total else []
-    levels = sorted({committed[s] for s in contenders if committed[s] > 0})
+    put_in = set()  # loops and filters, not comprehensions (each a function call in 3.11): once per hand
+    for s in contenders:
+        if committed[s] > 0:
+            put_in.add(committed[s])
+    levels = sorted(put_in)
     if len(levels) == 1:  # no side pot (the common case): one pot of every chip, for every contender
-        return [_award(total, tuple([s for s in order if s in contenders]), scores)]
+        return [_award(total, tuple(filter(contenders.__contains__, order)), scores)]
     pots: list[PotResult] = []
     floor = 0
     for i, level in enumerate(levels):
@@ -126,8 +130,12 @@ def _award(amount: int, eligible: tuple[int, ...], scores: dict[int, int]) -> Po
     winners: tuple[int, ...]
     if len(eligible) == 1:
         return _pot(PotResult, (amount, eligible, eligible, (amount,)))
-    best = max([scores[s] for s in eligible])
-    winners = tuple([s for s in eligible if scores[s] == best])
+    best = max(map(scores.__getitem__, eligible))
+    tied = []
+    for s in eligible:
+        if scores[s] == best:
+            tied.append(s)
+    winners = tuple(tied)
     if len(winners) == 1:
         return _pot(PotResult, (amount, eligible, winners, (amount,)))
     share, odd = divmod(amount, len(winners))
