@@ -220,6 +220,31 @@ def test_a_clone_given_the_same_answers_plays_the_same_game() -> None:
     assert snapshot(state) == snapshot(clone)
 
 
+def test_a_clone_taken_between_two_mixed_draws_draws_what_the_original_draws() -> None:
+    """A seat's Mixed draws come from its stream a block at a time: a clone taken after some draws copies what is
+    left of each block, so, given the same answers, it draws the same numbers as the original, which its play leaves
+    untouched (a block shared, or drawn afresh, would give other games)."""
+    def answer(d, rng):
+        if d.kind == "keep_playing":
+            return True
+        if d.kind == "bet" and rng.random() < 0.8:  # fold 30%, else check or call
+            return Mixed((Action.fold(), Action.call() if d.limits.to_call else Action.check()), (0.3, 0.7))
+        return random_answer(d, rng)
+
+    for seed in range(4):
+        state, rng, drawn = GameState.new(3, RuleSet(max_hands=30), seed), np.random.default_rng(seed), 0
+        while drawn < 7 and (d := state.decision()) is not None:  # seven draws: every seat's block part used
+            drawn += d.kind == "bet"
+            state.apply(answer(d, rng))
+        clone = state.clone()
+        for s in (clone, state):
+            answers = np.random.default_rng(99)
+            while (d := s.decision()) is not None:
+                s.apply(answer(d, answers))
+        assert drawn == 7 and snapshot(state) == snapshot(clone) and state.table.hand_no > 3
+        assert state.record is not None and clone.record is not None and state.record.mixed == clone.record.mixed
+
+
 def positions(n_states: int, seed: int, rules: RuleSet | None = None):
     """Random positions (states waiting for a decision), from random legal play."""
     rng = np.random.default_rng(seed)

@@ -68,6 +68,7 @@ class GameState(TreasureSteps):
     __slots__ = (
         "_bet",
         "_card_rng",
+        "_mix_left",
         "_paused",
         "_shared_rngs",
         "_stops",
@@ -93,6 +94,7 @@ class GameState(TreasureSteps):
         self.rules = rules
         self._card_rng = card_rng
         self.mix_rngs = list(mix_rngs)
+        self._mix_left: list[list[float]] = [[] for _ in self.mix_rngs]  # per seat, drawn and not used yet, last first
         self._shared_rngs = False  # the streams are shared with a clone: copy them before drawing (copy on write)
         self.barred = barred
         everything = frozenset(QUESTIONS)
@@ -317,9 +319,12 @@ class GameState(TreasureSteps):
             total += chance
             if kind == FOLD:
                 fold += chance
-        if self._shared_rngs:
-            self._own_rngs()
-        point = self.mix_rngs[s].random() * total
+        left = self._mix_left[s]
+        if not left:  # the seat's next draws, a block at a time: the same numbers as one `random()` call each
+            if self._shared_rngs:
+                self._own_rngs()
+            left.extend(reversed(self.mix_rngs[s].random(_MIX_BLOCK).tolist()))
+        point = left.pop() * total
         running, picked = 0.0, None
         for choice in choices:
             chance = choice[2]
@@ -354,6 +359,7 @@ class GameState(TreasureSteps):
         new.rules = self.rules
         new._card_rng = self._card_rng  # shared until either draws (`_own_rngs`): most clones never do
         new.mix_rngs = self.mix_rngs
+        new._mix_left = [list(left) for left in self._mix_left]
         new._shared_rngs = self._shared_rngs = True
         new.barred = self.barred
         new.asks = list(self.asks)
@@ -412,6 +418,7 @@ class GameState(TreasureSteps):
         seeds = rng.integers(0, 2**63, size=1 + len(new.mix_rngs))
         new._card_rng = np.random.default_rng(int(seeds[0]))
         new.mix_rngs = [np.random.default_rng(int(x)) for x in seeds[1:]]
+        new._mix_left = [[] for _ in new.mix_rngs]
         new._shared_rngs = False
         return new
 
@@ -621,6 +628,7 @@ def mix_seeds(card_seed: np.random.SeedSequence, n: int) -> list[np.random.SeedS
 
 
 _MIX_KEY = 0x6D6978  # "mix": a spawn-key branch the card stream never uses
+_MIX_BLOCK = 64  # draws from a seat's `Mixed` stream made at once (one scalar `Generator.random()` costs ~0.3 us)
 
 
 def _copy_rng(rng: np.random.Generator) -> np.random.Generator:
