@@ -1,5 +1,5 @@
 """Tampering caught where it is cheap to catch: after every hand, the engine checks its own state and its code
-(at every 16th hand, where nothing can tamper).
+(where nothing can tamper: at every 16th hand and at the game's end).
 
 An in-process bot runs in the engine's interpreter: through ``gc`` or ``sys._getframe`` it can reach the table
 and change it, or replace a function of the engine. Nothing in-process can stop that (isolate a bot you do not
@@ -188,13 +188,21 @@ def engine_tampered() -> str | None:
     return _snapshot().problem(every=True)
 
 
-def _last_seat(h: Hand) -> int | None:
-    """The seat whose turn it was last in the hand: the last thief, else the last to bet or fold."""
+def _last_seat(h: Hand | HandRecord) -> int | None:
+    """The seat whose turn it was last in the hand (or its record): the last thief, else the last to bet or fold, else
+    the hand's first seat."""
     if h.steals:
         return h.steals[-1].seat
     if h.actions:
         return h.actions[-1].seat
-    return h.order[0] if h.order else None
+    order = getattr(h, "order", None)  # a record has none
+    return order[0] if order else None
+
+
+def _tampered(game: Game, seat: int | None, where: str, problem: str, exact: bool = False) -> Tampering:
+    """The error naming ``seat`` (or "?") and its bot, ``where`` in the game, and the problem found."""
+    label = game.seats[seat].label if seat is not None else "?"
+    return Tampering(f"seat {'?' if seat is None else seat} ({label}): {where}: integrity: {problem}", seat, exact)
 
 
 def check_hand(game: Game, h: Hand, record: HandRecord) -> None:
@@ -216,9 +224,7 @@ def check_hand(game: Game, h: Hand, record: HandRecord) -> None:
         problem = _cards(t, h, deck, deck_set) or (snapshot.problem(t.hand_no) if snapshot is not None else None)
         seat = None if problem is None else _last_seat(h)
     if problem is not None:
-        label = game.seats[seat].label if seat is not None else "?"
-        raise Tampering(f"seat {'?' if seat is None else seat} ({label}): hand {t.hand_no}: integrity: {problem}",
-                        seat, exact)
+        raise _tampered(game, seat, f"hand {t.hand_no}", problem, exact)
 
 
 def check_game_end(game: Game) -> None:
@@ -239,12 +245,7 @@ def check_game_end(game: Game) -> None:
         if problem is None and (sorted(t._deck) != t._outside):  # the deck, shuffled after the last hand
             problem = "the deck is not the cards outside the zones"
     if problem is not None:
-        last = game.hands[-1] if game.hands else None
-        seat = (last.steals[-1].seat if last.steals else last.actions[-1].seat if last.actions else None) \
-            if last is not None else None
-        label = game.seats[seat].label if seat is not None else "?"
-        raise Tampering(f"seat {'?' if seat is None else seat} ({label}): after hand {t.hand_no}: integrity: "
-                        f"{problem}", seat)
+        raise _tampered(game, _last_seat(game.hands[-1]) if game.hands else None, f"after hand {t.hand_no}", problem)
 
 
 def _chips(money: list[int], h: Hand, total: int) -> tuple[str | None, int | None]:

@@ -27,7 +27,7 @@ class _FewNames(dict):
     """Names of card tuples of at most two cards (hole cards, moved Spades, Hearts draws), each made once."""
 
     def __missing__(self, cards: tuple[int, ...]) -> tuple[str, ...]:
-        value = tuple([NAMES[c] for c in cards])
+        value = names(cards)
         if len(cards) <= 2:  # at most 54 * 53 + 54 + 1 keys
             self[cards] = value
         return value
