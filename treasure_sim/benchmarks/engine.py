@@ -15,14 +15,16 @@ Run: ``treasure-sim bench engine [--hands 20000] [--players 4] [--seed 0] [--rep
   ``rlcard-game``: the same on rlcard's bare game engine (no agents, no RL state encoding), the
   stricter comparison. A last line says how many times faster ``mixed`` is than each.
 
-An ``integrity`` line plays the mixed policy with and without the engine's checks after every hand
-(``treasure_sim/bots/integrity.py``), runs alternated, and says what share of the time they take.
+Games go through ``play_game`` as a tournament plays them at a table of built-in bots, where no code but ours has
+run in the process: ``watch_code=False``, so the chips and cards are checked at every 16th hand and at the game's
+end, not the engine's code after every hand (``treasure_sim/bots/integrity.py``). Every other option is
+``play_game``'s default (so shown quintets are named only on demand; ``--quintets`` names each at once). An
+``integrity`` line plays the mixed policy both ways, as a tournament does with and without an outside in-process bot
+(chips, cards and code after every hand), runs alternated, and says what share of the time the watch takes.
 
-Games go through ``play_game`` with its defaults (so shown quintets are named only on demand;
-``--quintets`` names each at once). Rates are per CPU-second of this process, the best of
-``--repeat`` runs, which stays meaningful when other jobs share the machine; the wall-clock rate
-of the same run is printed beside it, and the load average before and after. ``--profile`` prints
-where the time goes.
+Rates are per CPU-second of this process, the best of ``--repeat`` runs, which stays meaningful when other jobs
+share the machine; the wall-clock rate of the same run is printed beside it, and the load average before and after.
+``--profile`` prints where the time goes.
 """
 
 from __future__ import annotations
@@ -131,8 +133,9 @@ def run_clones(hands: int, players: int, seed: int) -> dict[str, float]:
     return {"hands": hands, "games": 0, "cpu": cpu, "wall": wall}
 
 
-def run(bot: str, hands: int, players: int, seed: int, quintets: bool) -> dict[str, float]:
-    """Play whole games of ``players`` copies of ``bot`` until ``hands`` hands are played."""
+def run(bot: str, hands: int, players: int, seed: int, quintets: bool, watch: bool = False) -> dict[str, float]:
+    """Play whole games of ``players`` copies of ``bot`` until ``hands`` hands are played (``watch``: the engine's
+    code and the chips and cards checked after every hand, as at a table with an outside in-process bot)."""
     if bot == "clone":
         return run_clones(hands, players, seed)
     if bot == "rlcard":
@@ -143,7 +146,8 @@ def run(bot: str, hands: int, players: int, seed: int, quintets: bool) -> dict[s
     extra: dict[str, Any] = {"quintets": True} if quintets else {}
     cpu, wall = time.process_time(), time.perf_counter()
     while done < hands:
-        result = play_game([BOTS[bot]() for _ in range(players)], RuleSet(), seed=seed + games, **extra)
+        result = play_game([BOTS[bot]() for _ in range(players)], RuleSet(), seed=seed + games, watch_code=watch,
+                           **extra)
         done += result.hands_played
         games += 1
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
@@ -219,25 +223,14 @@ def rlcard_installed() -> bool:
 
 
 def integrity_cost(hands: int, players: int, seed: int, repeat: int) -> tuple[float, float]:
-    """Hands per CPU-second of the mixed policy without and with the integrity checks after every hand
-    (`treasure_sim.bots.integrity`), runs alternated, the best of ``repeat`` each."""
-    from treasure_sim.bots import driver as engine
-
-    checked = engine.check_hand
+    """Hands per CPU-second of the mixed policy without and with the watch after every hand (`Game`'s
+    ``watch_code``; `treasure_sim.bots.integrity`), runs alternated, the best of ``repeat`` each."""
     best = {False: 0.0, True: 0.0}
-    try:
-        for _ in range(repeat):
-            for on in (False, True):
-                engine.check_hand = checked if on else _no_check  # type: ignore[assignment]
-                r = run("mixed", hands, players, seed, False)
-                best[on] = max(best[on], r["hands"] / r["cpu"])
-    finally:
-        engine.check_hand = checked
+    for _ in range(repeat):
+        for on in (False, True):
+            r = run("mixed", hands, players, seed, False, watch=on)
+            best[on] = max(best[on], r["hands"] / r["cpu"])
     return best[False], best[True]
-
-
-def _no_check(*args: Any) -> None:
-    pass
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -271,16 +264,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             profiler.disable()
         rates[bot] = r["hands"] / r["cpu"]
         if bot == "clone":
-            print(f"{bot:>11} x{args.players}: {r['hands']:,} clones of a mid-hand state played to the hand's end in "
-                  f"{r['cpu']:.2f} CPU s: {rates[bot]:,.0f} a second (wall {r['hands'] / r['wall']:,.0f})")
+            print(f"{bot:>11} x{args.players}: {r['hands']:,} mid-hand clones played out, {r['cpu']:.2f} CPU s: "
+                  f"{rates[bot]:,.0f} a second (wall {r['hands'] / r['wall']:,.0f})")
             continue
-        print(f"{bot:>11} x{args.players}: {r['hands']:,} hands, {r['games']:,} games in {r['cpu']:.2f} CPU s: "
+        print(f"{bot:>11} x{args.players}: {r['hands']:,} hands, {r['games']:,} games, {r['cpu']:.2f} CPU s: "
               f"{rates[bot]:,.0f} hands/s, {r['games'] / r['cpu']:,.1f} games/s "
-              f"(wall {r['hands'] / r['wall']:,.0f} hands/s){' with quintets' if args.quintets else ''}")
+              f"(wall {r['hands'] / r['wall']:,.0f}){' with quintets' if args.quintets else ''}")
     if "mixed" in rates:
         without, with_ = integrity_cost(args.hands, args.players, args.seed, args.repeat)
-        print(f"  integrity: mixed x{args.players} {without:,.0f} hands/s without the checks after every hand, "
-              f"{with_:,.0f} with them: they take {1 - with_ / without:.0%} of the time (runs alternated)")
+        print(f"  integrity: mixed x{args.players}, chips, cards, code checked every hand: "
+              f"{with_:,.0f} hands/s, {1 - with_ / without:.0%} below {without:,.0f}")
     for other in RLCARD:
         if "mixed" in rates and other in rates:
             print(f"   mixed policy: {rates['mixed'] / rates[other]:.1f}x {other} (rlcard's no-limit Hold'em"
