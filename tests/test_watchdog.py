@@ -372,3 +372,36 @@ def test_the_watchdog_works_under_dask_too(bot_file, tmp_path):
     assert report.status == "complete"
     _, attacker = _games(tmp_path / "out")
     assert attacker.first_error.str.contains("the watchdog killed it").all()
+
+
+NOT_WATCHED = {
+    "game": {"__init__", "phh", "resample"},  # hand histories (written from records), bots' own sampling
+    "bots": {"__init__", "bot_host", "isolated", "loader", "processes", "protocol", "sandbox"},  # isolated bots; loader
+}
+
+
+def test_every_module_that_plays_a_hand_is_watched_and_a_new_one_must_be_placed():
+    """A module added to ``game`` or ``bots`` (as ``betting_steps`` was, split out of ``gamestate``) is either in
+    `integrity.WATCHED` or named here: a hot loop that nobody watches would let a bot replace it unseen."""
+    import pathlib
+
+    import treasure_sim
+    from treasure_sim.bots.integrity import WATCHED
+
+    root = pathlib.Path(treasure_sim.__file__).parent
+    for layer in ("game", "bots"):
+        modules = {p.stem for p in (root / layer).glob("*.py")}
+        assert modules == set(WATCHED[layer]) | NOT_WATCHED[layer], layer
+        assert not set(WATCHED[layer]) & NOT_WATCHED[layer]
+
+
+def test_a_replaced_betting_step_is_found(monkeypatch):
+    import functools
+
+    import treasure_sim.game.betting_steps as betting_steps
+
+    original = betting_steps.bet_limits
+    monkeypatch.setattr(betting_steps, "bet_limits", functools.wraps(original)(lambda *a, **k: original(*a, **k)))
+    bots = [load_strategy("calling_station"), load_strategy("calling_station")]
+    with pytest.raises(Tampering, match=r"betting_steps\.bet_limits was replaced"):
+        Game(bots, RuleSet(max_hands=70), seed=2).play()

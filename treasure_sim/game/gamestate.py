@@ -18,17 +18,17 @@ Only the decision phases wait for an answer; the others pass by themselves.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from operator import gt
 from typing import Any
 
 import numpy as np
 
 from . import evaluator
-from .betting import BetLimits, bet_limits, split_pots, uncalled_bet
+from .betting import split_pots, uncalled_bet
+from .betting_steps import BettingSteps
 from .cards import make_deck
-from .history import HandRecord, MixedDecision, ShownHand, name_quintet
+from .history import HandRecord, ShownHand, name_quintet
 from .powers import Restrict, barred_seats, check_restrict
-from .questions import QUESTIONS, Decision, IllegalAnswer, bet_total, check_answer, plain_bet
+from .questions import QUESTIONS, Decision, IllegalAnswer, check_answer, plain_bet
 from .rules import RuleSet
 from .seeding import as_seed_sequence, derive, root_key
 from .state import (
@@ -42,21 +42,15 @@ from .state import (
     observe,
     observe_between,
 )
-from .strategy import CALL, CHECK, FOLD, RAISE, Action, Observation
-from .treasure_steps import TreasureSteps
+from .strategy import Observation
 
 __all__ = ["Decision", "GameState", "IllegalAnswer"]
 
 _new = tuple.__new__  # NamedTuple(*values) checks arity; the state builds its records in field order
-_LEGAL = {to_call_free: {raise_ok: (FOLD, CHECK if to_call_free else CALL) + ((RAISE,) if raise_ok else ())
-                         for raise_ok in (False, True)} for to_call_free in (False, True)}
-"""The legal action kinds at a betting decision, by (nothing to call, a raise is possible)."""
-_CHECK, _FOLD = Action.check(), Action.fold()  # a bet's default answer: check when it is free, else fold
-_DEALS = (2, 2, 1, 0)  # shared cards dealt after each betting round (steps 5, 7, 9)
 _YES_NO = (True, False)
 
 
-class GameState(TreasureSteps):
+class GameState(BettingSteps):
     """One game's state. Build it, then loop: ``d = state.decision()``; ``state.apply(answer)`` until it is None.
 
     ``asks``: per seat, the questions with a fixed default (``Question.skippable`` in `questions.QUESTIONS`) that seat
@@ -66,9 +60,7 @@ class GameState(TreasureSteps):
     """
 
     __slots__ = (
-        "_bet",
         "_card_rng",
-        "_mix_left",
         "_paused",
         "_shared_rngs",
         "_stops",
@@ -163,15 +155,6 @@ class GameState(TreasureSteps):
         """
         while True:
             phase = self.phase
-            if phase == "bet":
-                pending = self._pending_bet()
-                if pending is not None:
-                    s, lim, my_bet = pending
-                    free = lim[0] == 0
-                    return _new(Decision, (s, "bet", _LEGAL[free][lim[2] > 0], _CHECK if free else _FOLD, lim, my_bet,
-                                           None))
-                self._round_over()
-                continue
             if phase in _ASKING:
                 d = _ASKING[phase](self)
                 if d is not None:
@@ -189,58 +172,6 @@ class GameState(TreasureSteps):
                 self._start()
             else:
                 return None
-
-    def play_bets(self, ask: Callable[[int, BetLimits, int, tuple[str, ...]], Any] | None = None, *,
-                  acts: Sequence[Callable[[Observation, BetLimits, int], Any]] | None = None) -> None:
-        """Answer every betting decision the state waits for in a row with ``ask(seat, limits, my_bet, legal)``, which
-        returns a checked answer: (kind, this round's bet after it) or a `Mixed` answer's checked choices. Or, with
-        ``acts`` (one per seat), ``acts[seat](observation, limits, my_bet)``, given what the seat sees (a driver that
-        asks bots: one call less per bet than an ``ask`` that builds the observation).
-
-        The engine's hot loop: the same decisions as `decision` gives, without making a `Decision` for each; it
-        returns when the state waits for anything else.
-        """
-        if ask is None and acts is None:
-            raise TypeError("play_bets needs ask (seat, limits, my_bet, legal) or acts (one per seat)")
-        rules, table = self.rules, self.table
-        money = table.money
-        while self.phase == "bet":
-            b = self._bet
-            queue = b[0]
-            if self._i >= len(queue):
-                self._round_over()
-                continue
-            s = queue[self._i]  # `_pending_bet`, inline: this is the engine's hot loop
-            h = self.hand
-            my_bet, stack, high = h.bets[s], money[s], b[1]
-            lim = bet_limits(rules, h.round, high, my_bet, stack, b[2], b[3], h.pot,
-                             my_bet + stack > high and (b[7] if s == b[6] else b[5]) > high)
-            legal = _LEGAL[lim[0] == 0][lim[2] > 0]
-            if acts is not None:
-                answer = acts[s](observe(table, h, s, "bet", lim[0], lim[1], lim[2], legal), lim, my_bet)
-            else:
-                answer = ask(s, lim, my_bet, legal)  # type: ignore[misc]
-            if type(answer) is list:
-                self.bet_drawn(answer, lim, my_bet)
-                continue
-            kind, to = answer
-            if kind is CALL or kind is CHECK:  # `bet`, inline for the common answers: the queue stays as it is
-                self._i += 1
-                h.bet(table, h.round, s, kind, to)
-            else:
-                self.bet(kind, to)
-
-    def _pending_bet(self) -> tuple[int, BetLimits, int] | None:
-        """(seat, limits, its bet this round) of the betting decision waited for; None once the round is over."""
-        b = self._bet
-        queue = b[0]
-        if self._i >= len(queue):
-            return None
-        s = queue[self._i]
-        h = self.hand
-        my_bet, stack, high = h.bets[s], self.table.money[s], b[1]
-        return s, bet_limits(self.rules, h.round, high, my_bet, stack, b[2], b[3], h.pot,
-                             my_bet + stack > high and (b[7] if s == b[6] else b[5]) > high), my_bet
 
     def observation(self, decision: Decision | None = None) -> Observation:
         """What the seat of ``decision`` (by default the one waited for) sees as it answers."""
@@ -276,76 +207,6 @@ class GameState(TreasureSteps):
                 self.bet(*plain)
             return
         self.answer(check_answer(d, answer))
-
-    def bet(self, kind: str, to: int) -> None:
-        """A legal betting answer, already checked against the decision's limits: ``kind`` bringing this round's bet
-        of the seat ``to`` a total (fold and check: its bet as it is)."""
-        h = self.hand
-        b = self._bet
-        queue = b[0]
-        s = queue[self._i]
-        self._i += 1
-        if kind == FOLD:
-            h.fold(h.round, s)
-            reach = b[4]
-            del reach[s]
-            if len(reach) < 2:
-                self._i = len(queue)  # the round is over
-                return
-            (b[5], b[6]), (b[7], _) = _best_two(reach)
-            return
-        h.bet(self.table, h.round, s, kind, to)
-        if kind == RAISE:
-            high = b[1]
-            if to - high > b[2]:
-                b[2] = to - high
-            b[1] = to
-            b[3] += 1
-            folded, money = h.folded, self.table.money
-            b[0] = queue = []  # everyone else still in with chips behind, from the next seat round
-            for o in self.table.after(h.order)[s]:
-                if not folded[o] and money[o] > 0:
-                    queue.append(o)
-            self._i = 0
-
-    def bet_drawn(self, choices: list[tuple[str, Any, float]], lim: BetLimits, my_bet: int) -> None:
-        """A `Mixed` betting answer, read and checked against ``lim`` (the decision's limits): (kind, raise total or
-        anything, chance) per choice. One is drawn from the seat's own stream and played; the draw is recorded
-        (``HandRecord.mixed``)."""
-        h = self.hand
-        s = self._bet[0][self._i]
-        total = fold = 0.0
-        for kind, _, chance in choices:
-            total += chance
-            if kind == FOLD:
-                fold += chance
-        left = self._mix_left[s]
-        if not left:  # the seat's next draws, a block at a time: the same numbers as one `random()` call each
-            if self._shared_rngs:
-                self._own_rngs()
-            left.extend(reversed(self.mix_rngs[s].random(_MIX_BLOCK).tolist()))
-        point = left.pop() * total
-        running, picked = 0.0, None
-        for choice in choices:
-            chance = choice[2]
-            running += chance
-            if chance > 0 and point < running:
-                picked = choice
-                break
-        if picked is None:  # rounding left the point past the last sum: the last action with a chance
-            picked = next(c for c in reversed(choices) if c[2] > 0)
-        kind = picked[0]
-        view = h._view or h.view(self.table)  # the tuples the observation was just built from
-        still = h._still  # who is still in changes only at a fold: one tuple for the decisions between two folds
-        if still is None:
-            still = h._still = tuple(map(gt, h.in_hand, h.folded))  # dealt and not folded (bools: True > False)
-        to_call = lim[0]
-        h.mixed.append(_new(MixedDecision, (h.round, s, fold / total, view[2], still, to_call, kind == FOLD)))
-        if kind in (FOLD, RAISE):
-            self.bet(*bet_total(kind, picked[1], lim, my_bet))
-        else:  # `bet_total` and `bet` inline for a check or call: the queue stays as it is
-            self._i += 1
-            h.bet(self.table, h.round, s, CALL if to_call else CHECK, my_bet + to_call)
 
     def answer(self, value: Any) -> None:
         """A legal answer to the question waited for that is not a bet (already checked)."""
@@ -510,44 +371,6 @@ class GameState(TreasureSteps):
             return
         self._round(0)
 
-    def _round(self, rnd: int) -> None:
-        """Betting round ``rnd`` begins (steps 4, 6, 8, 10), or, with fewer than two in, the showdown steps."""
-        h = self.hand
-        if rnd == 4:
-            self._finish()
-            return
-        if h.live < 2:  # all but one folded: no more betting, no more cards
-            h.start_round(3)
-            self._finish()
-            return
-        h.start_round(rnd)
-        money, folded = self.table.money, h.folded
-        reach = {}  # what each seat still in can bet in all this round: its stack at the start
-        queue = []  # who is asked, in turn order: those with chips behind
-        for s in h.order:  # one loop, not three comprehensions (each a function call in 3.11)
-            if not folded[s]:
-                reach[s] = stack = money[s]
-                if stack > 0:
-                    queue.append(s)
-        (top, top_seat), (second, _) = _best_two(reach)
-        self._bet = [queue, 0, 0, 0, reach, top, top_seat, second]
-        self._i = 0
-        self.phase = "bet"
-
-    def _round_over(self) -> None:
-        """The betting round is over: the next shared cards (steps 5, 7, 9), then the next round or the showdown."""
-        h = self.hand
-        rnd = h.round
-        self._bet = []
-        deal = _DEALS[rnd]
-        if deal and h.live > 1:
-            try:
-                h.deal_shared(self.table, deal)  # steps 5, 7, 9
-            except DeckEmpty:
-                self._void()
-                return
-        self._round(rnd + 1)
-
     def _void(self) -> None:
         """The deck ran out while dealing (rulings §7): every chip goes back, nothing else happens."""
         h, t = self.hand, self.table
@@ -609,17 +432,6 @@ class GameState(TreasureSteps):
         self.phase = "hand_over"
 
 
-def _best_two(reach: dict[int, int]) -> tuple[tuple[int, int], tuple[int, int]]:
-    """The largest and second largest (amount, seat) of ``reach`` (at least two seats)."""
-    first = second = (-1, -1)
-    for seat, amount in reach.items():
-        if amount > first[0]:
-            first, second = (amount, seat), first
-        elif amount > second[0]:
-            second = (amount, seat)
-    return first, second
-
-
 def mix_seeds(card_seed: np.random.SeedSequence, n: int) -> list[np.random.SeedSequence]:
     """The default streams for drawing `Mixed` answers, one per seat: children of the card seed, which no bot sees, so
     no bot can predict its draws from its own generator's seed; separate per seat, so one bot's draws change no one
@@ -628,7 +440,7 @@ def mix_seeds(card_seed: np.random.SeedSequence, n: int) -> list[np.random.SeedS
 
 
 _MIX_KEY = 0x6D6978  # "mix": a spawn-key branch the card stream never uses
-_MIX_BLOCK = 64  # draws from a seat's `Mixed` stream made at once (one scalar `Generator.random()` costs ~0.3 us)
+
 
 
 def _copy_rng(rng: np.random.Generator) -> np.random.Generator:
@@ -639,6 +451,7 @@ def _copy_rng(rng: np.random.Generator) -> np.random.Generator:
 
 _ASKING = {
     "vote": GameState._vote_decision,
+    "bet": GameState._bet_decision,
     "spades": GameState._spades_decision,
     "hearts": GameState._hearts_decision,
     "joker_treasure": GameState._joker_decision,
