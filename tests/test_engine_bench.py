@@ -17,9 +17,12 @@ def test_bench_engine_prints_hands_and_games_per_second(capsys):
     assert [line.split()[0] for line in rates] == ["random", "calling", "mixed", "clone"]
     assert all(re.search(r"[\d,]+ hands/s, [\d.,]+ games/s", line) for line in rates[:3])
     assert re.search(r"clone x3: [\d,]+ mid-hand clones played out, [\d.]+ CPU s: [\d,]+ a second", rates[3])
-    assert re.search(r"integrity: mixed x3, chips, cards, code checked every hand: [\d,]+ hands/s, -?\d+% below "
+    assert re.search(r"integrity: mixed x3 watched after every hand \(integrity\.py\): [\d,]+ hands/s, -?\d+% below "
                      r"[\d,]+$", lines[-2])
     assert all(len(line) <= 100 for line in lines)
+    assert main(["--hands", "60", "--repeat", "1", "--players", "10", "--bots", "calling", "--quintets"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert "--quintets" in lines[1] and all(len(line) <= 100 for line in lines)
 
 
 def test_bench_engine_compares_with_rlcard_when_installed(capsys):

@@ -405,3 +405,53 @@ def test_a_replaced_betting_step_is_found(monkeypatch):
     bots = [load_strategy("calling_station"), load_strategy("calling_station")]
     with pytest.raises(Tampering, match=r"betting_steps\.bet_limits was replaced"):
         Game(bots, RuleSet(max_hands=70), seed=2).play()
+
+
+def test_a_method_added_to_the_state_class_to_hide_its_base_classes_one_is_found():
+    """``GameState.play_bets = f`` does not replace `BettingSteps.play_bets`: it hides it. A name added to a watched
+    namespace is caught as such (a module global would hide a builtin the same way)."""
+    from treasure_sim.game import gamestate
+    from treasure_sim.game.gamestate import GameState
+
+    bots = [load_strategy("calling_station"), load_strategy("calling_station")]
+    real = GameState.play_bets
+    GameState.play_bets = lambda self, *a, **k: real(self, *a, **k)  # type: ignore[method-assign]
+    try:
+        with pytest.raises(Tampering, match=r"gamestate\.GameState\.play_bets was added"):
+            Game(bots, RuleSet(max_hands=70), seed=2).play()
+    finally:
+        del GameState.play_bets
+    gamestate.len = len  # type: ignore[attr-defined]
+    try:
+        assert engine_tampered() == "gamestate.len was added"
+    finally:
+        del gamestate.len  # type: ignore[attr-defined]
+    import typing
+
+    typing.get_type_hints(GameState.decision)  # Python itself adds __annotations__ to namespaces on first access
+    _ = GameState.__annotations__, gamestate.__annotations__
+    assert Game(bots, RuleSet(max_hands=70), seed=2).play().hands_played == 70 and engine_tampered() is None
+
+
+def test_the_code_behind_a_cached_function_and_the_dispatch_tables_are_watched():
+    from treasure_sim.game import gamestate, questions, seeding
+
+    wrapped = seeding.hardened_root_key.__wrapped__
+    code = wrapped.__code__
+    wrapped.__code__ = (lambda seed: b"\0" * 32).__code__
+    seeding.hardened_root_key.cache_clear()
+    try:
+        assert engine_tampered() == "the code of treasure_sim.game.seeding.hardened_root_key was replaced"
+    finally:
+        wrapped.__code__ = code
+        seeding.hardened_root_key.cache_clear()
+    for table in (gamestate._ASKING, gamestate._ANSWER, questions.QUESTIONS):
+        with pytest.raises(TypeError):
+            table["bet"] = None  # type: ignore[index]
+    real = gamestate._ASKING
+    gamestate._ASKING = dict(real)  # type: ignore[assignment]
+    try:
+        assert engine_tampered() == "gamestate._ASKING was replaced"
+    finally:
+        gamestate._ASKING = real
+    assert engine_tampered() is None

@@ -12,7 +12,8 @@ trust: ``docs/protocol.md``), but the engine notices what such tampering leaves 
   and the cards dealt this hand are distinct cards outside the zones; every shown score is a real score;
 - **code**: the showdown's scoring function is the one loaded, with its code; and a 64th of the engine's own
   functions, classes and tables (`WATCHED`), in turn, are the objects it loaded with the code they were loaded
-  with (all of them every 64 hands; `engine_tampered` checks all at once, and the functions' defaults, as a
+  with, and no name was added to their namespaces (which would hide a base class's method or a builtin) (all of
+  them every 64 hands; `engine_tampered` checks all at once, and the functions' defaults, as a
   tournament does after every game); the evaluator's tables cannot be changed in place (tuples, read-only
   arrays). The code is watched unless the game says no outside code could have changed it (``Game.watch_code``:
   a tournament process that has loaded no bot from outside the ``strategies`` package).
@@ -24,7 +25,7 @@ hand (7% of the instructions of a tournament task of four random bots, cachegrin
 
 A violation raises `Tampering` (a `StrategyError`), naming the seat whose stack is wrong or else the seat whose
 turn it was last in the hand; the tournament voids the game and names the entrant, and a strict run stops.
-Costs a few microseconds per hand (``treasure-sim bench engine``).
+Costs 13–18 µs per hand of four mixed bots (``treasure-sim bench engine``, its integrity line).
 """
 
 from __future__ import annotations
@@ -75,30 +76,59 @@ that watches the code checks all of them after every game, `engine_tampered`), t
 every hand: checking every one of them after every hand would cost more than a hand."""
 
 
+def _functions_in(value: Any) -> list[FunctionType]:
+    """The plain functions behind a watched value: itself, a class- or static method's function, a property's
+    accessors, or the function a wrapper (``functools.lru_cache``, ``wraps``) calls; their code is watched too."""
+    if type(value) is FunctionType:
+        return [value]
+    inner: list[Any]
+    if isinstance(value, classmethod | staticmethod):
+        inner = [value.__func__]
+    elif isinstance(value, property):
+        inner = [value.fget, value.fset, value.fdel]
+    elif callable(value) and not isinstance(value, type):
+        inner = [getattr(value, "__wrapped__", None)]
+    else:
+        return []
+    return [f for f in inner if type(f) is FunctionType]
+
+
+_ADDED_BY_PYTHON = frozenset({"__annotations__"})  # created in a class's or module's namespace on first access
+
+
 class _Slice:
     """Some watched names, per namespace: its name, the namespace, an itemgetter of the names, the values as
-    loaded; and some functions with their code and defaults as loaded."""
+    loaded, and how many names it had (a name added to a class hides its bases' one, to a module a builtin); and
+    some functions with their code and defaults as loaded."""
 
-    __slots__ = ("codes", "defaults", "functions", "kwdefaults", "spaces")
+    __slots__ = ("codes", "defaults", "functions", "kwdefaults", "sizes", "spaces")
 
     def __init__(self, entries: list[tuple[str, Any, str, Any]]) -> None:
         by_space: dict[int, tuple[str, Any, list[str]]] = {}
         for where, space, key, _ in entries:
             by_space.setdefault(id(space), (where, space, []))[2].append(key)
-        self.spaces = tuple((where, space, keys, itemgetter(*keys), tuple(space[k] for k in keys))
+        self.spaces = tuple((where, space, keys, itemgetter(*keys), tuple(space[k] for k in keys),
+                             frozenset(space))
                             for where, space, keys in by_space.values())
-        self.functions = tuple(v for *_, v in entries if type(v) is FunctionType)
+        self.sizes = [len(space) for _, space, _ in by_space.values()]  # grows only by `_ADDED_BY_PYTHON` names
+        self.functions = tuple(chain.from_iterable(_functions_in(v) for *_, v in entries))
         self.codes = tuple(map(_code, self.functions))
         self.defaults = tuple(map(_defaults, self.functions))  # the same objects each time they are read
         self.kwdefaults = tuple(map(_kwdefaults, self.functions))
 
     def problem(self, every: bool = False) -> str | None:
         """What was replaced, or None; ``every``: the functions' defaults too."""
-        for where, space, keys, get, values in self.spaces:
+        sizes = self.sizes
+        for i, (where, space, keys, get, values, names) in enumerate(self.spaces):
             try:
                 now = get(space)
             except KeyError as err:
                 return f"{where}.{err.args[0]} was deleted"
+            if len(space) != sizes[i]:
+                added = sorted(set(space) - names - _ADDED_BY_PYTHON)
+                if added:
+                    return f"{where}.{added[0]} was added"
+                sizes[i] = len(space)
             if len(keys) == 1:
                 now = (now,)
             if any(map(is_not, now, values)):

@@ -3,8 +3,13 @@ between them (5, 7, 9).
 
 Why apart from `gamestate.GameState`: betting is the engine's hot loop (`play_bets` answers a whole round without
 making a `Decision` for each bet) and the one place a `Mixed` answer is drawn from a seat's own stream
-(`bet_drawn`); the state's main line (the game, the showdown, copies) stays readable beside it. ``_bet`` holds a
-round: [queue, high, largest raise, raises, reach, top, top_seat, second] (`_round` says what each is).
+(`bet_drawn`); the state's main line (the game, the showdown, copies) stays readable beside it.
+
+``_bet`` holds the round in play as a list (read in the hot loop by index):
+0. queue: who is still to act, in turn order (those with chips behind; rebuilt after a raise), ``_i`` the next;
+1. high: the round's highest bet so far; 2. the largest bet or raise increment so far; 3. bets and raises so far;
+4. reach: per seat still in, its stack at the round's start (what it can bet in all this round);
+5–7. the largest reach, its seat, and the second largest: whether anyone could answer a raise above ``high``.
 """
 
 from __future__ import annotations
@@ -23,16 +28,18 @@ from .strategy import CALL, CHECK, FOLD, RAISE, Action, Observation
 from .treasure_steps import TreasureSteps
 
 _new = tuple.__new__
-_LEGAL = {to_call_free: {raise_ok: (FOLD, CHECK if to_call_free else CALL) + ((RAISE,) if raise_ok else ())
-                         for raise_ok in (False, True)} for to_call_free in (False, True)}
-"""The legal action kinds at a betting decision, by (nothing to call, a raise is possible)."""
+_LEGAL = tuple(tuple((FOLD, CHECK if to_call_free else CALL) + ((RAISE,) if raise_ok else ())
+                     for raise_ok in (False, True)) for to_call_free in (False, True))
+"""The legal action kinds at a betting decision, ``_LEGAL[nothing to call][a raise is possible]`` (bools index a
+tuple as 0 and 1; a tuple, so the integrity watch sees it replaced)."""
 _CHECK, _FOLD = Action.check(), Action.fold()  # a bet's default answer: check when it is free, else fold
 _DEALS = (2, 2, 1, 0)  # shared cards dealt after each betting round (steps 5, 7, 9)
 _MIX_BLOCK = 64  # draws from a seat's `Mixed` stream made at once (one scalar `Generator.random()` costs ~0.3 us)
 
 
 class BettingSteps(TreasureSteps):
-    """The betting steps, mixed into `gamestate.GameState` (which holds the attributes declared here)."""
+    """The betting steps, mixed into `gamestate.GameState` (which holds the attributes annotated here, beside the
+    two slots of this class)."""
 
     __slots__ = ("_bet", "_mix_left")  # what the steps keep between decisions
     mix_rngs: list[np.random.Generator]  # per seat, the stream its `Mixed` answers are drawn from
@@ -69,7 +76,7 @@ class BettingSteps(TreasureSteps):
             if self._i >= len(queue):
                 self._round_over()
                 continue
-            s = queue[self._i]  # `_pending_bet`, inline: this is the engine's hot loop
+            s = queue[self._i]  # `_bet_decision`, inline: this is the engine's hot loop
             h = self.hand
             my_bet, stack, high = h.bets[s], money[s], b[1]
             lim = bet_limits(rules, h.round, high, my_bet, stack, b[2], b[3], h.pot,

@@ -9,7 +9,8 @@ Chance is inside the state, from keyed streams of its own: the shuffles, Hearts 
 draws from a bot's declared `Mixed` chances (one stream per seat). Nothing that the caller answers is trusted:
 `apply` checks it against the state's own options and raises `IllegalAnswer` naming what is wrong.
 
-The steps are the card's 17 (each method below names the steps it plays); a hand runs through the phases
+The steps are the card's 17 (each method names the steps it plays: betting, 4–10, in `betting_steps`, the
+Treasure steps 11, 12 and 14–16 in `treasure_steps`, the rest below); a hand runs through the phases
 ``vote`` (before a hand: go on?), ``ready`` (votes done, nothing dealt), ``bet``, ``spades``, ``hearts``,
 ``joker_treasure``, ``make_room``, ``steal``, ``hand_over`` (its record is in `record`) and, at the end, ``over``.
 Only the decision phases wait for an answer; the others pass by themselves.
@@ -18,6 +19,7 @@ Only the decision phases wait for an answer; the others pass by themselves.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -442,14 +444,14 @@ def mix_seeds(card_seed: np.random.SeedSequence, n: int) -> list[np.random.SeedS
 _MIX_KEY = 0x6D6978  # "mix": a spawn-key branch the card stream never uses
 
 
-
 def _copy_rng(rng: np.random.Generator) -> np.random.Generator:
     bits = type(rng.bit_generator)()
     bits.state = rng.bit_generator.state
     return np.random.Generator(bits)
 
 
-_ASKING = {
+# the phases that ask, and their answers: read-only (`integrity` watches these tables by identity)
+_ASKING: Mapping[str, Callable[[GameState], Decision | None]] = MappingProxyType({
     "vote": GameState._vote_decision,
     "bet": GameState._bet_decision,
     "spades": GameState._spades_decision,
@@ -457,12 +459,12 @@ _ASKING = {
     "joker_treasure": GameState._joker_decision,
     "make_room": GameState._room_decision,
     "steal": GameState._steal_decision,
-}
-_ANSWER: dict[str, Callable[[GameState, Any], None]] = {
+})
+_ANSWER: Mapping[str, Callable[[GameState, Any], None]] = MappingProxyType({
     "vote": GameState._vote,
     "spades": GameState._spades,
     "hearts": GameState._hearts_answer,
     "joker_treasure": GameState._take,
     "make_room": lambda state, out: state._make_room(state._waiting, out),
     "steal": GameState._steal,
-}
+})

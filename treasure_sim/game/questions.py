@@ -8,7 +8,8 @@ caller answers, so an environment, a terminal player or a search player cannot p
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from .answers import exact_int, read_bool, read_cards, read_steal, safe_repr
@@ -61,7 +62,7 @@ class Question(NamedTuple):
     on_error: Any = "default"  # what a failed or illegal answer counts as ("default": the decision's default)
 
 
-QUESTIONS: dict[str, Question] = {q.name: q for q in (
+QUESTIONS: Mapping[str, Question] = MappingProxyType({q.name: q for q in (
     Question("keep_playing", "keep_playing", True, "go on (True)",
              "before each hand: True to go on, False to vote to stop", "", "keep", "bool", read_bool),
     Question("bet", "act", False, "check when free, else fold",
@@ -78,10 +79,10 @@ QUESTIONS: dict[str, Question] = {q.name: q for q in (
              "steps 14-15, zone full: one of the zone's Treasures to give up, or None", "treasure", "card", "card"),
     Question("steal", "steal", True, "no steal (None)", "step 16: one of the Steal options, or None to stop",
              "options", "steal", "option", read_steal),
-)}
-"""Every question, by `Decision` kind."""
+)})
+"""Every question, by `Decision` kind (read-only: the engine's integrity watch sees a replaced one)."""
 
-BY_METHOD = {q.method: q for q in QUESTIONS.values()}
+BY_METHOD: Mapping[str, Question] = MappingProxyType({q.method: q for q in QUESTIONS.values()})
 """The questions by the `Strategy` method that answers them."""
 
 

@@ -3,9 +3,9 @@
 
 Why apart from `gamestate.GameState`: these are the rules a designer varies most (the suit switches, the zone
 limit, the Hearts cap, where a spent Diamond goes) and the ones restricted play bars a seat from; the state's
-main line (betting, the showdown, the game) stays readable beside them. Each step has a ``_<step>_decision``
-(the question it waits for, or None after playing on) and an answer method; ``barred`` holds, per power, the
-seats restricted from it (seeds/rulings.md, "Restricted play").
+main line (the game, the showdown) and its betting (`betting_steps`) stay readable beside them. Each step has a
+``_<step>_decision`` (the question it waits for, or None after playing on) and an answer method; ``barred`` holds,
+per power, the seats restricted from it (seeds/rulings.md, "Restricted play").
 """
 
 from __future__ import annotations
