@@ -455,3 +455,26 @@ def test_the_code_behind_a_cached_function_and_the_dispatch_tables_are_watched()
     finally:
         gamestate._ASKING = real
     assert engine_tampered() is None
+
+
+MUTABLE_STATE = {  # caches and the state of the timers: changed as games are played, so not watched
+    "game.evaluator": {"_T", "_L"},  # except these: watched on their own (arrays made read-only; values compared)
+    "game.history": {"_QUINTETS"},
+    "bots.seats": {"OVERDUE", "_CHANCES_READ", "_CLASS_ASKS", "_CLASS_OWN_LIMIT"},
+    "bots.timeouts": {"OVERDUE", "_SENT", "_OUTER", "_SHORTEST"},
+    "bots.integrity": {"_SNAPSHOT"},
+}
+
+
+def test_the_watched_modules_keep_their_tables_read_only():
+    """The watch sees a table replaced, not changed in place (it skips lists, dicts and sets: caches change), so
+    every table of the engine's is a tuple or a read-only mapping, and the only mutable globals are named state."""
+    import sys
+
+    from treasure_sim.bots.integrity import WATCHED
+
+    for layer, names in WATCHED.items():
+        for name in names:
+            module = sys.modules[f"treasure_sim.{layer}.{name}"]
+            mutable = {k for k, v in vars(module).items() if isinstance(v, list | dict | set) and k[:2] != "__"}
+            assert mutable == MUTABLE_STATE.get(f"{layer}.{name}", set()), f"{layer}.{name}"

@@ -33,7 +33,7 @@ from __future__ import annotations
 import sys
 from itertools import chain
 from operator import attrgetter, is_not, itemgetter, sub
-from types import FunctionType, ModuleType
+from types import FunctionType, MappingProxyType, ModuleType
 from typing import TYPE_CHECKING, Any
 
 from .seats import StrategyError
@@ -45,9 +45,10 @@ if TYPE_CHECKING:
 
 __all__ = ["Tampering", "check_game_end", "check_hand", "engine_tampered"]
 
-WATCHED = {"game": ("gamestate", "questions", "betting_steps", "treasure_steps", "evaluator", "_eval_tables", "betting",
-                    "powers", "state", "answers", "history", "cards", "strategy", "rules", "seeding"),
-           "bots": ("driver", "seats", "timeouts", "integrity")}
+WATCHED = MappingProxyType({
+    "game": ("gamestate", "questions", "betting_steps", "treasure_steps", "evaluator", "_eval_tables", "betting",
+             "powers", "state", "answers", "history", "cards", "strategy", "rules", "seeding"),
+    "bots": ("driver", "seats", "timeouts", "integrity")})
 """The modules of ``treasure_sim.game`` and ``treasure_sim.bots`` whose globals (and the methods of the classes they
 define) are watched: the rules and the code that asks bots."""
 _ROOT = __package__.rpartition(".")[0]  # treasure_sim

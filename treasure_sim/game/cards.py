@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from types import MappingProxyType
 
 import numpy as np
 
@@ -19,7 +20,7 @@ JOKERS = (RED_JOKER, BLACK_JOKER)
 PAD = -1
 N_CARDS = 54
 
-_JOKER_TOKENS = {"RJ": RED_JOKER, "BJ": BLACK_JOKER}
+_JOKER_TOKENS = MappingProxyType({"RJ": RED_JOKER, "BJ": BLACK_JOKER})
 _NAMES = tuple(r + s for r in RANKS for s in SUITS) + ("RJ", "BJ")
 
 
@@ -65,7 +66,7 @@ def make_deck(jokers: int = 2) -> tuple[int, ...]:
     return tuple(range(52 + jokers))
 
 
-DECK = {52 + j: make_deck(j) for j in (0, 1, 2)}
+DECK = MappingProxyType({52 + j: make_deck(j) for j in (0, 1, 2)})
 """The deck by size: ``DECK[52]``, ``DECK[53]`` (one Joker, RJ), ``DECK[54]``."""
 
 

@@ -8,8 +8,9 @@ same objects to bots without a bot being able to rewrite what happened.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
@@ -80,7 +81,7 @@ class ShownHand(NamedTuple):
 
 _QUINTETS: dict[tuple[tuple[str, ...], int], tuple[tuple[str, ...], tuple[tuple[str, str], ...]]] = {}
 _QUINTETS_MAX = 4096
-_IDS = {name: card for card, name in enumerate(card_names(range(54)))}
+_IDS = MappingProxyType({name: card for card, name in enumerate(card_names(range(54)))})
 
 
 def name_quintet(cards: tuple[str, ...], wild_ranks: int) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
@@ -109,8 +110,8 @@ class StealEvent(NamedTuple):
     card: str
 
 
-_JSON_FIELDS: dict[type, tuple[str, ...]] = {
-    ShownHand: ("hand_no", "seat", "cards", "quintet", "wilds", "score", "category", "description")}
+_JSON_FIELDS: Mapping[type, tuple[str, ...]] = MappingProxyType({
+    ShownHand: ("hand_no", "seat", "cards", "quintet", "wilds", "score", "category", "description")})
 """What a record shows of a NamedTuple when it is not simply its fields (a shown hand: its names, as always)."""
 
 
@@ -211,8 +212,8 @@ class HandRecord(NamedTuple):
         return format_hand(self)
 
 
-_SILENT_DEFAULTS: dict[type, dict[str, Any]] = {
-    HandRecord: {"treasure_passed_to": None, "given_up": (), "removed": (), "mixed": ()}}
+_SILENT_DEFAULTS: Mapping[type, Mapping[str, Any]] = MappingProxyType({
+    HandRecord: MappingProxyType({"treasure_passed_to": None, "given_up": (), "removed": (), "mixed": ()})})
 """Fields a record writes only when they differ from these values: added with later rules (restricted play, the
 zone limit, spent Diamonds removed), so a game that does not use those rules is written exactly as before."""
 

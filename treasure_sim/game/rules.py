@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import operator
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 BETTING_STRUCTURES = ("no-limit", "pot-limit", "fixed-limit")
@@ -169,4 +170,4 @@ class RuleSet:
 _FIELDS = tuple(f.name for f in dataclasses.fields(RuleSet))
 LENGTH_KNOBS = ("ante_growth", "ante_step", "ante_every", "spent_diamonds", "zone_limit", "at_limit", "hearts_cap")
 """The knobs added for game length (issue 17): written by `RuleSet.to_dict` only when not at their defaults."""
-_LENGTH_DEFAULTS = {f.name: f.default for f in dataclasses.fields(RuleSet) if f.name in LENGTH_KNOBS}
+_LENGTH_DEFAULTS = MappingProxyType({f.name: f.default for f in dataclasses.fields(RuleSet) if f.name in LENGTH_KNOBS})

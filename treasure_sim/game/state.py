@@ -6,6 +6,7 @@ from bisect import insort
 from collections.abc import Mapping, Sequence
 from itertools import filterfalse, repeat
 from operator import gt, mul, not_, sub
+from types import MappingProxyType
 
 import numpy as np
 
@@ -20,7 +21,7 @@ _NAME = NAMES.__getitem__
 
 _new_observation = tuple.__new__  # Observation(*values) checks arity; the engine builds them in field order
 _new_event = tuple.__new__  # the same for ActionEvent and HandRecord
-_VALUES = {ace: tuple(value_of(c, ace) for c in range(52)) for ace in (1, 14)}
+_VALUES = MappingProxyType({ace: tuple(value_of(c, ace) for c in range(52)) for ace in (1, 14)})
 
 
 class _FewNames(dict):
