@@ -70,31 +70,32 @@ class BettingSteps(TreasureSteps):
             raise TypeError("play_bets needs ask (seat, limits, my_bet, legal) or acts (one per seat)")
         rules, table = self.rules, self.table
         money = table.money
-        while self.phase == "bet":
-            b = self._bet
-            queue = b[0]
-            if self._i >= len(queue):
+        while self.phase == "bet":  # a round, or what is left of it, until an answer changes who is to act
+            b, h = self._bet, self.hand
+            queue, rnd, bets = b[0], h.round, h.bets
+            i, end = self._i, len(queue)
+            while i < end:  # `_bet_decision`, inline: this is the engine's hot loop
+                s = queue[i]
+                my_bet, stack, high = bets[s], money[s], b[1]
+                lim = bet_limits(rules, rnd, high, my_bet, stack, b[2], b[3], h.pot,
+                                 my_bet + stack > high and (b[7] if s == b[6] else b[5]) > high)
+                legal = _LEGAL[lim[0] == 0][lim[2] > 0]
+                if acts is not None:
+                    answer = acts[s](observe(table, h, s, "bet", lim[0], lim[1], lim[2], legal), lim, my_bet)
+                else:
+                    answer = ask(s, lim, my_bet, legal)  # type: ignore[misc]
+                if type(answer) is list:
+                    self.bet_drawn(answer, lim, my_bet)
+                    break
+                kind, to = answer
+                if kind is not CALL and kind is not CHECK:  # a fold or a raise: `bet` changes the queue
+                    self.bet(kind, to)
+                    break
+                i += 1  # `bet`, inline for the common answers: the queue stays as it is
+                self._i = i
+                h.bet(table, rnd, s, kind, to)
+            else:  # everyone asked: the round is over
                 self._round_over()
-                continue
-            s = queue[self._i]  # `_bet_decision`, inline: this is the engine's hot loop
-            h = self.hand
-            my_bet, stack, high = h.bets[s], money[s], b[1]
-            lim = bet_limits(rules, h.round, high, my_bet, stack, b[2], b[3], h.pot,
-                             my_bet + stack > high and (b[7] if s == b[6] else b[5]) > high)
-            legal = _LEGAL[lim[0] == 0][lim[2] > 0]
-            if acts is not None:
-                answer = acts[s](observe(table, h, s, "bet", lim[0], lim[1], lim[2], legal), lim, my_bet)
-            else:
-                answer = ask(s, lim, my_bet, legal)  # type: ignore[misc]
-            if type(answer) is list:
-                self.bet_drawn(answer, lim, my_bet)
-                continue
-            kind, to = answer
-            if kind is CALL or kind is CHECK:  # `bet`, inline for the common answers: the queue stays as it is
-                self._i += 1
-                h.bet(table, h.round, s, kind, to)
-            else:
-                self.bet(kind, to)
 
     def _bet_decision(self) -> Decision | None:
         """The betting decision waited for; None (and on to the next cards or the showdown) once the round is over."""
@@ -195,12 +196,16 @@ class BettingSteps(TreasureSteps):
         money, folded = self.table.money, h.folded
         reach = {}  # what each seat still in can bet in all this round: its stack at the start
         queue = []  # who is asked, in turn order: those with chips behind
+        top = top_seat = second = -1  # `_best_two(reach)`, in the same loop
         for s in h.order:  # one loop, not three comprehensions (each a function call in 3.11)
             if not folded[s]:
                 reach[s] = stack = money[s]
                 if stack > 0:
                     queue.append(s)
-        (top, top_seat), (second, _) = _best_two(reach)
+                if stack > top:
+                    top, top_seat, second = stack, s, top
+                elif stack > second:
+                    second = stack
         self._bet = [queue, 0, 0, 0, reach, top, top_seat, second]
         self._i = 0
         self.phase = "bet"
