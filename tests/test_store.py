@@ -434,3 +434,37 @@ def _every_instant(init):
         init(self, *args, **kwargs)
         self.every = 0.0
     return patched
+
+
+def test_run_logging_closes_without_waiting_out_its_readers_poll(tmp_path):
+    """multiprocessing-logging's reader waits up to 0.2 s for a record before it looks whether its handler was
+    closed, and every run waited that out at its end. Closing now wakes it with a record of nothing, which no
+    handler writes: the reader's wait never runs out once the handler is closed, and run.log holds what was logged."""
+    import logging
+    import queue
+    import time
+
+    import multiprocessing_logging
+
+    from treasure_sim.run.backends import run_logging
+
+    timed_out_closed = []
+    path = tmp_path / "run.log"
+    with run_logging(path, multiprocess=True):
+        logger = logging.getLogger("treasure_sim")
+        handlers = [h for h in logger.handlers if isinstance(h, multiprocessing_logging.MultiProcessingHandler)]
+        assert len(handlers) == 2
+        for handler in handlers:
+            def get(*args, _get=handler.queue.get, _handler=handler, **kwargs):
+                try:
+                    return _get(*args, **kwargs)
+                except queue.Empty:
+                    if _handler._is_closed:
+                        timed_out_closed.append(_handler)
+                    raise
+            handler.queue.get = get
+        time.sleep(0.5)  # each reader's wait runs out at least once: the next one is through `get` above
+        logging.getLogger("treasure_sim.test").info("the one record")
+    assert not timed_out_closed
+    assert not any(h._receive_thread.is_alive() for h in handlers)
+    assert [line.endswith("the one record") for line in path.read_text().splitlines()] == [True]

@@ -262,14 +262,51 @@ def make_backend(executor: str, workers: int, scheduler: str | None = None) -> P
 
 
 # ----- logging -------------------------------------------------------------------------------------------
+_WAKE = "treasure_sim_wake"
+"""A record with this attribute set says nothing: it wakes a closing `_PromptHandler`'s reader."""
+
+
 class _TqdmHandler(logging.StreamHandler):
     """Console warnings printed above the progress bar instead of through it."""
 
     def emit(self, record: logging.LogRecord) -> None:
+        if getattr(record, _WAKE, False):
+            return
         try:
             tqdm.write(self.format(record), file=sys.stderr)
         except Exception:
             self.handleError(record)
+
+
+class _RunLog(logging.FileHandler):
+    """DIR/run.log."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if not getattr(record, _WAKE, False):
+            super().emit(record)
+
+
+def _prompt_handler_class() -> Any:
+    """multiprocessing-logging's handler, closed at once. Its thread that reads the queue looks whether the
+    handler is closed only between records, waiting up to 0.2 s for one: every run waited that long at its end,
+    once per handler (run.log's, then the console's; up to 0.4 s of a 7 s run). Closing it sends a record that
+    says nothing (`_WAKE`; our handlers skip it), so the reader sees at once that it is closed."""
+    import multiprocessing_logging
+
+    class _PromptHandler(multiprocessing_logging.MultiProcessingHandler):
+        _is_closed: bool
+
+        def close(self) -> None:
+            if self._is_closed:
+                return
+            self._is_closed = True  # read by the reader before each wait
+            wake = logging.makeLogRecord({"msg": "", _WAKE: True})
+            self.queue.put_nowait(wake)
+            self._receive_thread.join(5.0)  # it drains the queue, then stops
+            self.sub_handler.close()
+            logging.Handler.close(self)
+
+    return _PromptHandler
 
 
 class _ReleasedOnDeath:
@@ -323,7 +360,7 @@ def run_logging(path: Path, *, multiprocess: bool) -> Iterator[None]:
 
     logger = logging.getLogger("treasure_sim")
     old_level = logger.level
-    to_file = logging.FileHandler(path, encoding="utf-8")
+    to_file = _RunLog(path, encoding="utf-8")
     to_file.setFormatter(logging.Formatter("%(asctime)s %(processName)s %(name)s %(levelname)s: %(message)s"))
     to_file.setLevel(logging.INFO)
     console = _TqdmHandler()
@@ -333,20 +370,25 @@ def run_logging(path: Path, *, multiprocess: bool) -> Iterator[None]:
     logger.addHandler(to_file)
     logger.addHandler(console)
     wrapped = multiprocess and multiprocessing.get_start_method() == "fork"
-    if wrapped:
-        multiprocessing_logging.install_mp_handler(logger)
+    if wrapped:  # `multiprocessing_logging.install_mp_handler`, with handlers that close at once
+        prompt = _prompt_handler_class()
+        for i, plain in enumerate((to_file, console)):
+            logger.removeHandler(plain)
+            logger.addHandler(prompt(f"mp-handler-{i}", sub_handler=plain))
     ours = list(logger.handlers)
     try:
         for handler in ours:
             if isinstance(handler, multiprocessing_logging.MultiProcessingHandler):
                 _survive_killed_writers(handler.queue)
+                if not all(hasattr(handler, a) for a in ("_is_closed", "_receive_thread", "queue", "sub_handler")):
+                    raise RuntimeError("multiprocessing_logging changed: its handler cannot be closed at once")
         yield
     finally:
         if wrapped:
             multiprocessing_logging.uninstall_mp_handler(logger)
         for handler in ours:  # the MultiProcessingHandler wrappers: closing drains their queues
             handler.close()
-        for handler in (to_file, console):
-            logger.removeHandler(handler)
-            handler.close()
+        for plain in (to_file, console):
+            logger.removeHandler(plain)
+            plain.close()
         logger.setLevel(old_level)
