@@ -428,8 +428,16 @@ def test_a_method_added_to_the_state_class_to_hide_its_base_classes_one_is_found
         del gamestate.len  # type: ignore[attr-defined]
     import typing
 
-    typing.get_type_hints(GameState.decision)  # Python itself adds __annotations__ to namespaces on first access
+    typing.get_type_hints(GameState.decision)  # Python itself adds __annotations__ to namespaces on first access,
     _ = GameState.__annotations__, gamestate.__annotations__
+    import copy
+    import warnings
+
+    copy.copy(GameState.new(2))  # __slotnames__ to a slotted class it copies or pickles,
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        exec("__import__('warnings').warn('seen')", vars(gamestate))  # __warningregistry__ where code warns
+    assert {"__slotnames__", "__annotations__"} <= set(vars(GameState)) and "__warningregistry__" in vars(gamestate)
     assert Game(bots, RuleSet(max_hands=70), seed=2).play().hands_played == 70 and engine_tampered() is None
 
 

@@ -94,7 +94,9 @@ def _functions_in(value: Any) -> list[FunctionType]:
     return [f for f in inner if type(f) is FunctionType]
 
 
-_ADDED_BY_PYTHON = frozenset({"__annotations__"})  # created in a class's or module's namespace on first access
+_ADDED_BY_PYTHON = frozenset({"__annotations__", "__slotnames__", "__warningregistry__"})
+"""Names Python itself adds to a namespace as it runs: annotations read for the first time, a slotted class's slot
+names cached by ``copy`` and ``pickle``, a module's record of the warnings its code gave."""
 
 
 class _Slice:

@@ -340,6 +340,12 @@ class _ReleasedOnDeath:
 
         fcntl.lockf(self._file, fcntl.LOCK_UN)
 
+    def close(self) -> None:
+        """Once the queue is closed: else its file is left to the garbage collector, whose ResourceWarning lands in
+        whatever module runs then (an engine module's new ``__warningregistry__``, which the integrity watch
+        allows)."""
+        self._file.close()
+
 
 def _survive_killed_writers(queue: Any) -> None:
     """Every process writes its log records to one queue under the queue's write lock. A worker killed while it
@@ -388,6 +394,9 @@ def run_logging(path: Path, *, multiprocess: bool) -> Iterator[None]:
             multiprocessing_logging.uninstall_mp_handler(logger)
         for handler in ours:  # the MultiProcessingHandler wrappers: closing drains their queues
             handler.close()
+            lock = getattr(getattr(handler, "queue", None), "_wlock", None)
+            if isinstance(lock, _ReleasedOnDeath):
+                lock.close()
         for plain in (to_file, console):
             logger.removeHandler(plain)
             plain.close()
