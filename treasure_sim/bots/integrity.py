@@ -94,50 +94,58 @@ def _functions_in(value: Any) -> list[FunctionType]:
     return [f for f in inner if type(f) is FunctionType]
 
 
-_ADDED_BY_PYTHON = frozenset({"__annotations__", "__slotnames__", "__warningregistry__"})
-"""Names Python itself adds to a namespace as it runs: annotations read for the first time, a slotted class's slot
-names cached by ``copy`` and ``pickle``, a module's record of the warnings its code gave."""
+_ADDED_BY_PYTHON = frozenset({"__annotations__", "__annotations_cache__", "__annotate_func__", "__slotnames__",
+                              "__warningregistry__"})
+"""Names Python itself adds to a namespace as it runs: annotations read for the first time (3.14 caches them under
+the two other names), a slotted class's slot names cached by ``copy`` and ``pickle``, a module's record of the
+warnings its code gave."""
 
 
 class _Slice:
-    """Some watched names, per namespace: its name, the namespace, an itemgetter of the names, the values as
-    loaded, and how many names it had (a name added to a class hides its bases' one, to a module a builtin); and
-    some functions with their code and defaults as loaded."""
+    """Some watched names, per namespace: its name, the namespace, an itemgetter of the names, the values as loaded,
+    an itemgetter of every name it had and those names, and which names Python may still add (`_ADDED_BY_PYTHON`):
+    any other name added to a class hides its bases' one, to a module a builtin. Some functions with their code and
+    defaults as loaded. The read-only tables among the values (`MappingProxyType`: the dict behind one can still be
+    reached through ``gc``), with their keys and values as loaded."""
 
-    __slots__ = ("codes", "defaults", "functions", "kwdefaults", "sizes", "spaces")
+    __slots__ = ("codes", "defaults", "functions", "kwdefaults", "spaces", "tables")
 
     def __init__(self, entries: list[tuple[str, Any, str, Any]]) -> None:
         by_space: dict[int, tuple[str, Any, list[str]]] = {}
         for where, space, key, _ in entries:
             by_space.setdefault(id(space), (where, space, []))[2].append(key)
         self.spaces = tuple((where, space, keys, itemgetter(*keys), tuple(space[k] for k in keys),
-                             frozenset(space))
+                             itemgetter(*space), frozenset(space), tuple(_ADDED_BY_PYTHON - space.keys()))
                             for where, space, keys in by_space.values())
-        self.sizes = [len(space) for _, space, _ in by_space.values()]  # grows only by `_ADDED_BY_PYTHON` names
         self.functions = tuple(chain.from_iterable(_functions_in(v) for *_, v in entries))
         self.codes = tuple(map(_code, self.functions))
         self.defaults = tuple(map(_defaults, self.functions))  # the same objects each time they are read
         self.kwdefaults = tuple(map(_kwdefaults, self.functions))
+        tables = [(f"{where}.{key}", v) for where, _, key, v in entries if type(v) is MappingProxyType]
+        for name, table in tables:  # a table of tables: each watched (history._SILENT_DEFAULTS)
+            tables.extend((f"{name}[{k!r}]", v) for k, v in table.items() if type(v) is MappingProxyType)
+        self.tables = tuple((name, t, tuple(t), tuple(t.values())) for name, t in tables)
 
     def problem(self, every: bool = False) -> str | None:
         """What was replaced, or None; ``every``: the functions' defaults too."""
-        sizes = self.sizes
-        for i, (where, space, keys, get, values, names) in enumerate(self.spaces):
+        for where, space, keys, get, values, get_all, loaded, may_add in self.spaces:
             try:
                 now = get(space)
+                get_all(space)
             except KeyError as err:
                 return f"{where}.{err.args[0]} was deleted"
-            if len(space) != sizes[i]:
-                added = sorted(set(space) - names - _ADDED_BY_PYTHON)
-                if added:
-                    return f"{where}.{added[0]} was added"
-                sizes[i] = len(space)
+            if len(space) != len(loaded) + sum(map(space.__contains__, may_add)):  # every old name is there
+                return f"{where}.{min(set(space) - loaded - _ADDED_BY_PYTHON)} was added"
             if len(keys) == 1:
                 now = (now,)
             if any(map(is_not, now, values)):
                 for key, was, new in zip(keys, values, now, strict=True):
                     if new is not was:
                         return f"{where}.{key} was replaced"
+        for name, table, loaded_keys, loaded_values in self.tables:
+            if len(table) != len(loaded_keys) or any(map(is_not, table, loaded_keys)) or any(
+                    map(is_not, table.values(), loaded_values)):
+                return f"the table {name} was changed"
         if any(map(is_not, map(_code, self.functions), self.codes)):
             for f, code in zip(self.functions, self.codes, strict=True):
                 if f.__code__ is not code:

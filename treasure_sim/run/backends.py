@@ -297,11 +297,13 @@ def _prompt_handler_class() -> Any:
         _is_closed: bool
 
         def close(self) -> None:
+            if not all(hasattr(self, a) for a in ("_is_closed", "_receive_thread", "queue", "sub_handler")):
+                super().close()  # the library changed: its own close, which waits out the reader's poll
+                return
             if self._is_closed:
                 return
             self._is_closed = True  # read by the reader before each wait
-            wake = logging.makeLogRecord({"msg": "", _WAKE: True})
-            self.queue.put_nowait(wake)
+            self.queue.put_nowait(logging.makeLogRecord({"msg": "", _WAKE: True}))
             self._receive_thread.join(5.0)  # it drains the queue, then stops
             self.sub_handler.close()
             logging.Handler.close(self)
@@ -382,22 +384,23 @@ def run_logging(path: Path, *, multiprocess: bool) -> Iterator[None]:
             logger.removeHandler(plain)
             logger.addHandler(prompt(f"mp-handler-{i}", sub_handler=plain))
     ours = list(logger.handlers)
-    try:
+    with contextlib.ExitStack() as cleanup:  # every step runs, last first, whatever one of them raises (Ctrl-C)
+        cleanup.callback(logger.setLevel, old_level)
+        for plain in (to_file, console):
+            cleanup.callback(plain.close)
+            cleanup.callback(logger.removeHandler, plain)
+        for handler in ours:  # the MultiProcessingHandler wrappers: closing drains their queues
+            cleanup.callback(_close_lock, handler)
+            cleanup.callback(handler.close)
+        if wrapped:
+            cleanup.callback(multiprocessing_logging.uninstall_mp_handler, logger)
         for handler in ours:
             if isinstance(handler, multiprocessing_logging.MultiProcessingHandler):
                 _survive_killed_writers(handler.queue)
-                if not all(hasattr(handler, a) for a in ("_is_closed", "_receive_thread", "queue", "sub_handler")):
-                    raise RuntimeError("multiprocessing_logging changed: its handler cannot be closed at once")
         yield
-    finally:
-        if wrapped:
-            multiprocessing_logging.uninstall_mp_handler(logger)
-        for handler in ours:  # the MultiProcessingHandler wrappers: closing drains their queues
-            handler.close()
-            lock = getattr(getattr(handler, "queue", None), "_wlock", None)
-            if isinstance(lock, _ReleasedOnDeath):
-                lock.close()
-        for plain in (to_file, console):
-            logger.removeHandler(plain)
-            plain.close()
-        logger.setLevel(old_level)
+
+
+def _close_lock(handler: logging.Handler) -> None:
+    lock = getattr(getattr(handler, "queue", None), "_wlock", None)
+    if isinstance(lock, _ReleasedOnDeath):
+        lock.close()
