@@ -278,12 +278,12 @@ def check_game_end(game: Game) -> None:
     total, deck, _, _ = state
     t = game.table
     chips = sum(t.money)
-    problem = None
+    problem: str | None
     if chips != total or type(chips) is not int or min(t.money) < 0:
         problem = f"at the end of the game the table holds {chips!r} chips, not {total:,}"[:200]
     else:
         problem = _every_card(t, deck, [*chain.from_iterable(t.treasures), *t.removed])
-        if problem is None and (sorted(t._deck) != t._outside):  # the deck, shuffled after the last hand
+        if problem is None and sorted(t._deck) != t._outside:  # the deck, shuffled after the last hand
             problem = "the deck is not the cards outside the zones"
     if problem is not None:
         raise _tampered(game, _last_seat(game.hands[-1]) if game.hands else None, f"after hand {t.hand_no}", problem)

@@ -31,7 +31,7 @@ _new = tuple.__new__
 _LEGAL = tuple(tuple((FOLD, CHECK if to_call_free else CALL) + ((RAISE,) if raise_ok else ())
                      for raise_ok in (False, True)) for to_call_free in (False, True))
 """The legal action kinds at a betting decision, ``_LEGAL[nothing to call][a raise is possible]`` (bools index a
-tuple as 0 and 1; a tuple, so the integrity watch sees it replaced)."""
+tuple as 0 and 1; tuples cannot be changed in place, only replaced, which the integrity watch sees)."""
 _CHECK, _FOLD = Action.check(), Action.fold()  # a bet's default answer: check when it is free, else fold
 _DEALS = (2, 2, 1, 0)  # shared cards dealt after each betting round (steps 5, 7, 9)
 _MIX_BLOCK = 64  # draws from a seat's `Mixed` stream made at once (one scalar `Generator.random()` costs ~0.3 us)

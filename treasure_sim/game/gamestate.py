@@ -450,7 +450,7 @@ def _copy_rng(rng: np.random.Generator) -> np.random.Generator:
     return np.random.Generator(bits)
 
 
-# the phases that ask, and their answers: read-only (`integrity` watches these tables by identity)
+# the phases that ask, and their answers: read-only tables, whose contents `integrity` compares with what it loaded
 _ASKING: Mapping[str, Callable[[GameState], Decision | None]] = MappingProxyType({
     "vote": GameState._vote_decision,
     "bet": GameState._bet_decision,

@@ -401,6 +401,9 @@ def run_logging(path: Path, *, multiprocess: bool) -> Iterator[None]:
 
 
 def _close_lock(handler: logging.Handler) -> None:
+    """The queue's lock file, once the handler's reader has stopped (a reader still waiting, after a worker was
+    killed mid-record, keeps it: its file is then left to the garbage collector)."""
     lock = getattr(getattr(handler, "queue", None), "_wlock", None)
-    if isinstance(lock, _ReleasedOnDeath):
+    reader = getattr(handler, "_receive_thread", None)
+    if isinstance(lock, _ReleasedOnDeath) and not (reader is not None and reader.is_alive()):
         lock.close()
