@@ -245,13 +245,17 @@ class Game:
         state, seats = self.state, self.seats
         decision, play_bets, acts, bet, told = state.decision, state.play_bets, self._acts, self._bet, self._on_decision
         answer, observation = state.answer, state.observation
+        loop = not outside and told is None  # bets are answered in the state's betting loop
         while True:
-            if state.phase == "bet" and not outside and told is None:
+            if loop and state.phase == "bet":
                 play_bets(acts=acts)
-            d = decision(False)
+            d = decision(False, not loop)
             if d is None:
-                if state.phase != "hand_over":
-                    if state.phase == "over" and self._hands and not self._checked_end:
+                phase = state.phase
+                if phase == "bet":
+                    continue  # a betting round begins: the loop above answers it
+                if phase != "hand_over":
+                    if phase == "over" and self._hands and not self._checked_end:
                         self._checked_end = True
                         check_game_end(self)  # chips and cards once more: the last hands may not have been checked
                     return None  # the votes are done ("ready") or the game is over

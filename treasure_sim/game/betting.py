@@ -112,7 +112,7 @@ def split_pots(
             put_in.add(committed[s])
     levels = sorted(put_in)
     if len(levels) == 1:  # no side pot (the common case): one pot of every chip, for every contender
-        return [_award(total, tuple(filter(contenders.__contains__, order)), scores)]
+        return [_award(total, tuple([s for s in order if s in contenders]), scores)]
     pots: list[PotResult] = []
     floor = 0
     for i, level in enumerate(levels):

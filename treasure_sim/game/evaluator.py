@@ -342,9 +342,9 @@ def _score_small(arr: np.ndarray, wild_ranks: object, validate: bool) -> list[in
             _check_ids(arr)
     if validate:
         low61 = _t.LOW61
-        one = _L["ONE"].__getitem__
+        one = _L["ONE"]
         for i, row in enumerate(rows):
-            bits = sum(map(one, row))  # one[-1] is the pad entry 255, as in the uint8 view
+            bits = sum([one[c] for c in row])  # one[-1] is the pad entry 255, as in the uint8 view
             pads = bits >> 61  # a Python int: never overflows
             if (bits & low61).bit_count() + pads != k or pads > k - 5:
                 _diagnose(arr, i, 0)
@@ -354,12 +354,12 @@ def _score_small(arr: np.ndarray, wild_ranks: object, validate: bool) -> list[in
 def score_rows(rows: Sequence[Sequence[int]], wild_ranks: Sequence[int]) -> list[int]:
     """Scores of a few hands given as lists of valid card ids (any lengths >= 5, -1 padding allowed), with
     one wild-rank mask per hand: no numpy and no checks, for the engine's showdowns (ids it dealt itself)."""
-    one, hbit, five_t = _L["ONE"].__getitem__, _L["HBIT"], _L["FIVE"]
+    one, hbit, five_t = _L["ONE"], _L["HBIT"], _L["FIVE"]
     group, kick, fht, st, fs = _L["GROUP"], _L["KICK"], _L["FHT"], _L["ST"], _L["FS"]
     natural, jokers, repeat = _t.NATURAL_BITS, _t.JOKER_BITS, _t.SUIT_REPEAT
     out = []
     for row, wild in zip(rows, wild_ranks, strict=True):
-        bits = sum(map(one, row))  # one[-1] is the pad entry 255 (above every mask used here)
+        bits = sum([one[c] for c in row])  # one[-1] is the pad entry 255 (above every mask used here)
         wm = wild * repeat | jokers
         w = (bits & wm).bit_count()
         nat = bits & natural & ~wm

@@ -148,15 +148,18 @@ class GameState(BettingSteps):
     def over(self) -> bool:
         return self.phase == "over"
 
-    def decision(self, through_hands: bool = True) -> Decision | None:
+    def decision(self, through_hands: bool = True, bets: bool = True) -> Decision | None:
         """The question the state waits for, after playing every step that needs none; None once the game is over.
 
         ``through_hands=False`` also stops (None) at the end of a hand (``phase == "hand_over"``, its record in
         `record`) and when the votes before a hand are done (``"ready"``): the driver tells its bots, and the game
-        between hands can be looked at; the next call goes on.
+        between hands can be looked at; the next call goes on. ``bets=False`` stops (None) where a betting decision
+        waits, without making its `Decision`: for a driver that answers bets with `play_bets`.
         """
         while True:
             phase = self.phase
+            if phase == "bet" and not bets:
+                return None
             if phase in _ASKING:
                 d = _ASKING[phase](self)
                 if d is not None:

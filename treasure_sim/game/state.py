@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from bisect import insort
 from collections.abc import Mapping, Sequence
-from itertools import filterfalse, repeat
-from operator import gt, mul, not_, sub
+from operator import sub
 from types import MappingProxyType
 
 import numpy as np
@@ -17,7 +16,6 @@ from .strategy import Observation
 
 NAMES = tuple(format_card(c) for c in range(54))
 """Card names by id, for records built on the hot path (``NAMES[c]`` beats ``format_card``)."""
-_NAME = NAMES.__getitem__
 
 _new_observation = tuple.__new__  # Observation(*values) checks arity; the engine builds them in field order
 _new_event = tuple.__new__  # the same for ActionEvent and HandRecord
@@ -40,7 +38,7 @@ _few_names = _FewNames().__getitem__
 
 def names(cards: Sequence[int]) -> tuple[str, ...]:
     """Card ids (plain ints, no padding) as names."""
-    return tuple(map(_NAME, cards))
+    return tuple([NAMES[c] for c in cards])  # a comprehension: map over a tuple's __getitem__ is slower
 
 
 class DeckEmpty(Exception):
@@ -253,8 +251,8 @@ class Hand:
     def __init__(self, table: Table, errors_before: list[int] | None = None) -> None:
         n = table.n
         out, money = table.out, table.money
-        self.in_hand = in_hand = tuple(map(not_, out))
-        self.order = list(filterfalse(out.__getitem__, table.orders[table.dealer]))  # the seats dealt in
+        self.in_hand = tuple([not o for o in out])
+        self.order = [s for s in table.orders[table.dealer] if not out[s]]  # the seats dealt in
         self.hands: list[tuple[int, ...]] = [()] * n
         self.hole: list[tuple[int, ...]] = [()] * n
         self.shared: tuple[int, ...] = ()
@@ -263,7 +261,7 @@ class Hand:
         self.committed = [0] * n
         self.pot = 0  # every chip committed this hand
         self.folded = [False] * n
-        self.all_in = list(map(gt, in_hand, map(bool, money)))  # dealt in and nothing behind (True > False)
+        self.all_in = [not out[s] and not money[s] for s in range(n)]  # dealt in and nothing behind
         self.last_folder: int | None = None
         self.live = len(self.order)  # seats dealt in and not folded
         self.actions: tuple[ActionEvent, ...] = ()
@@ -298,7 +296,8 @@ class Hand:
 
     def contenders(self) -> list[int]:
         """Seats still in the hand, in turn order."""
-        return list(filterfalse(self.folded.__getitem__, self.order))
+        folded = self.folded
+        return [s for s in self.order if not folded[s]]
 
     def revealed_hands(self, table: Table) -> tuple[tuple[int, ...] | None, ...]:
         """Per seat, its hand if revealed (step 12 on, still in), else None."""
@@ -409,7 +408,7 @@ class Hand:
             t.hand_no,
             t.dealer,
             in_hand,
-            tuple(map(mul, in_hand, repeat(ante, n))),  # the ante where dealt in (True * ante), else 0
+            tuple([ante if dealt else 0 for dealt in in_hand]),
             tuple(map(_few_names, self.hole)),
             NAMES[self.new_treasure] if self.new_treasure is not None else None,
             self.actions,
@@ -483,11 +482,11 @@ def observe(table: Table, hand: Hand, seat: int, phase: str, to_call: int = 0, m
 def observe_between(table: Table, voters: Sequence[int]) -> list[Observation]:
     """Before a hand (the vote to go on): what each of ``voters`` sees, no hand in progress."""
     n = table.n
-    in_hand = tuple(map(not_, table.out))
+    in_hand = tuple([not o for o in table.out])
     zeros = (0,) * n
     money = tuple(table.money)
     base = ["keep_playing", 0, n, table.hand_no, table.dealer, (), (), None, table.zone_tuples, money, zeros,
-            zeros, 0, (False,) * n, in_hand, tuple(map(gt, in_hand, map(bool, money))),  # all in: in, no chips
+            zeros, 0, (False,) * n, in_hand, tuple([in_hand[s] and not money[s] for s in range(n)]),
             len(table._deck), 0, 0, 0, 0, (), (), None, 0, table.showdowns, table.nobody, None, ()]
     views = []
     for seat in voters:

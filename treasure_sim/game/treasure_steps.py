@@ -89,7 +89,7 @@ class TreasureSteps:
                 if not hearts or s in barred:
                     self._i += 1
                     continue
-                ranks = set(map(RANK.__getitem__, hearts))
+                ranks = {RANK[c] for c in hearts}
                 owed = 0  # cards in hand and shared of a Hearts Treasure's rank: one draw each
                 for c in h.hands[s] + h.shared:
                     if RANK[c] in ranks:
