@@ -113,14 +113,28 @@ def test_a_driver_told_every_decision_plays_the_same_games_and_tells_what_a_step
         assert told == met and {kind for *_, kind, _ in told} >= {"bet", "keep_playing"}
 
 
+def zone_views(table) -> tuple:
+    """What the table derives from its zones for observations, the evaluator and the Treasure steps."""
+    return table.zone_tuples, table.zone_names, table.wilds, list(table.suits_held), list(table._tuples)
+
+
+def rebuilt_zone_views(table) -> tuple:
+    """The same, rebuilt from the zones alone (on a copy)."""
+    fresh = table.copy()
+    fresh._zones_changed(*range(fresh.n))
+    return zone_views(fresh)
+
+
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 10**6), n=st.integers(2, 6), clubs=st.booleans(), zone_limit=st.sampled_from([0, 2]),
        at_limit=st.sampled_from(["choose", "refuse", "discard_oldest"]), betting=st.sampled_from(
-           ["no-limit", "pot-limit", "fixed-limit"]))
+           ["no-limit", "pot-limit", "fixed-limit"]), barred=st.booleans())
 def test_random_legal_answers_conserve_chips_and_cards(seed: int, n: int, clubs: bool, zone_limit: int,
-                                                        at_limit: str, betting: str) -> None:
+                                                        at_limit: str, betting: str, barred: bool) -> None:
+    """Chips and cards are conserved at every step, and the views of the zones the table keeps up to date as cards
+    come and go (the wild ranks, the suits held, the tuples observations share) are what rebuilding them gives."""
     rules = RuleSet(max_hands=25, clubs=clubs, zone_limit=zone_limit, at_limit=at_limit, betting=betting)
-    state = GameState.new(n, rules, seed)
+    state = GameState.new(n, rules, seed, restrict={0: {"clubs"}} if barred else None)
     rng = np.random.default_rng(seed)
     deck = Counter(make_deck(rules.jokers))
     chips = n * rules.starting_money
@@ -132,6 +146,7 @@ def test_random_legal_answers_conserve_chips_and_cards(seed: int, n: int, clubs:
         paid = h is None or state.phase in ("joker_treasure", "make_room", "steal", "hand_over")
         assert sum(state.table.money) + (0 if paid else h.pot) == chips
         assert cards_in_play(state) == deck
+        assert zone_views(state.table) == rebuilt_zone_views(state.table)
         assert steps < 20_000
     assert state.over and sum(state.table.money) == chips
 

@@ -167,7 +167,13 @@ class Table:
     def add_treasure(self, seat: int, card: int) -> None:
         self.treasures[seat].append(card)
         self._outside.remove(card)
-        self._zones_changed(seat)
+        self._tuples[seat] += (card,)  # `_zones_changed(seat)` for one card more: its views extended, not rebuilt
+        self._names[seat] += (NAMES[card],)
+        suit = SUIT[card]
+        self.suits_held[seat] |= 1 << suit
+        if suit == CLUBS and self._clubs[seat]:
+            self._wilds[seat] |= RANK_BIT[card]
+        self.zone_tuples, self.zone_names, self.wilds = tuple(self._tuples), tuple(self._names), tuple(self._wilds)
 
     def remove_treasure(self, seat: int, card: int) -> None:
         self.treasures[seat].remove(card)
