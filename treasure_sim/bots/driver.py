@@ -129,6 +129,7 @@ class Game:
         self._told = any("on_hand_end" in seat.asks for seat in self.seats)  # anyone to tell after a hand?
         self._timed = decision_timeout is not None
         self._acts = [seat.act for seat in self.seats]  # what the state's betting loop asks (`GameState.play_bets`)
+        self._answers = [seat.answer for seat in self.seats]  # and its voting loop (`GameState.play_votes`)
         self._drive()  # the votes before the first hand
 
     # ----- public state between hands ------------------------------------------------------------
@@ -245,10 +246,13 @@ class Game:
         state, seats = self.state, self.seats
         decision, play_bets, acts, bet, told = state.decision, state.play_bets, self._acts, self._bet, self._on_decision
         answer, observation = state.answer, state.observation
-        loop = not outside and told is None  # bets are answered in the state's betting loop
+        loop = not outside and told is None  # bets and votes are answered in the state's loops
         while True:
-            if loop and state.phase == "bet":
+            phase = state.phase
+            if loop and phase == "bet":
                 play_bets(acts=acts)
+            elif loop and phase == "vote":
+                state.play_votes(self._answers)
             d = decision(False, not loop)
             if d is None:
                 phase = state.phase

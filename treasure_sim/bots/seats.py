@@ -110,6 +110,14 @@ def _plain_choices(answer: Any, lim: BetLimits) -> list[tuple[str, Any, float]] 
     return choices
 
 
+def _question_plans(asks: frozenset[str]) -> dict[str, tuple]:
+    """Per question (`questions.QUESTIONS`), what `Seat.answer` reads of it, as one plain tuple (read at every question
+    a seat is asked; a NamedTuple's fields are slower to read): whether the bot is asked (it answers the method itself,
+    or the default is not fixed), the method, ``asked_with``, ``on_error``, a True/False answer, ``read``."""
+    return {q.name: (not q.skippable or q.method in asks, q.method, q.asked_with, q.on_error, q.shape == "bool",
+                     q.read) for q in QUESTIONS.values()}
+
+
 _CHANCES_READ: dict[int, tuple[tuple, list]] = {}  # chances `_plain_choices` found sound lately, by id (bots reuse
 # one tuple per shape; the tuple kept, so its id is not reused), and their items as they were then
 _CHANCES_KEPT = 16
@@ -177,8 +185,8 @@ class Seat:
     or set up, so ``failed <= decisions``) and ``timeouts`` (how many of the errors were the time limit).
     """
 
-    __slots__ = ("_alarm", "_failed_at", "asks", "benched", "bot", "decisions", "errors", "failed", "index", "label",
-                 "limit", "max_timeouts", "own_limit", "passes", "plain", "seconds", "strict", "table",
+    __slots__ = ("_alarm", "_failed_at", "_plans", "asks", "benched", "bot", "decisions", "errors", "failed", "index",
+                 "label", "limit", "max_timeouts", "own_limit", "passes", "plain", "seconds", "strict", "table",
                  "timeouts")
 
     def __init__(self, index: int, bot: Strategy, table: Table, *, strict: bool = False,
@@ -198,6 +206,7 @@ class Seat:
         self._failed_at = 0  # ``decisions`` when the last failed decision was counted (or the bot last told)
         self.timeouts = 0
         self.asks: frozenset[str] = frozenset()
+        self._plans = _question_plans(self.asks)
         self.benched = False
         self.plain = limit is None  # no time limit and not benched: act is called inline
         self.own_limit = False
@@ -329,6 +338,7 @@ class Seat:
             return
         self.label = self._describe_bot()
         self.asks = asked_methods(self.bot)  # after setup: it may add methods
+        self._plans = _question_plans(self.asks)
 
     def _describe_bot(self) -> str:
         """The bot's repr for records, if it gives a plain one-line string in time; else its class name."""
@@ -416,23 +426,23 @@ class Seat:
         state's own check); on any error the question's ``on_error`` answer (else ``d.default``), the error
         recorded. A bot that does not answer a question whose default is fixed is not asked: ``d.default``.
         ``look(d)`` builds the observation only if the bot is asked."""
-        q = QUESTIONS[d.kind]
-        if q.skippable and q.method not in self.asks:
+        asked, method, asked_with, on_error, yes_no, read = self._plans[d[1]]  # d.kind
+        if not asked:
             return d.default
-        got = self._ask(q.method, look(d), *strategy_args(d)) if q.asked_with else self._ask(q.method, look(d))
-        fallback = d.default if q.on_error == "default" else q.on_error
+        got = self._ask(method, look(d), *strategy_args(d)) if asked_with else self._ask(method, look(d))
+        if (got is True or got is False) and yes_no:  # what reading and checking it would give
+            return got
+        fallback = d.default if on_error == "default" else on_error
         if got is _FAILED:
             return fallback
-        if (got is True or got is False) and q.shape == "bool":  # what reading and checking it would give
-            return got
         if got is None and None in d.options:
             return None
         try:
-            return check_answer(d, q.read(got) if q.read is not None else got)
+            return check_answer(d, read(got) if read is not None else got)
         except BadAnswer as bad:
-            self.error(f"{q.method} returned {bad}")
+            self.error(f"{method} returned {bad}")
         except IllegalAnswer as bad:  # the options may include hidden hole cards: the message names none
-            self.error(f"{q.method} returned {safe_repr(got)}, {bad.why}")
+            self.error(f"{method} returned {safe_repr(got)}, {bad.why}")
         return fallback
 
     def on_hand_end(self, record: HandRecord) -> None:

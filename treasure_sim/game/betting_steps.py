@@ -22,7 +22,7 @@ import numpy as np
 
 from .betting import BetLimits, bet_limits
 from .history import MixedDecision
-from .questions import Decision, bet_total
+from .questions import Decision
 from .state import DeckEmpty, observe
 from .strategy import CALL, CHECK, FOLD, RAISE, Action, Observation
 from .treasure_steps import TreasureSteps
@@ -84,10 +84,7 @@ class BettingSteps(TreasureSteps):
                     answer = acts[s](observe(table, h, s, "bet", lim[0], lim[1], lim[2], legal), lim, my_bet)
                 else:
                     answer = ask(s, lim, my_bet, legal)  # type: ignore[misc]
-                if type(answer) is list:
-                    self.bet_drawn(answer, lim, my_bet)
-                    break
-                kind, to = answer
+                kind, to = self._draw(answer, lim, my_bet) if type(answer) is list else answer
                 if kind is not CALL and kind is not CHECK:  # a fold or a raise: `bet` changes the queue
                     self.bet(kind, to)
                     break
@@ -147,6 +144,10 @@ class BettingSteps(TreasureSteps):
         """A `Mixed` betting answer, read and checked against ``lim`` (the decision's limits): (kind, raise total or
         anything, chance) per choice. One is drawn from the seat's own stream and played; the draw is recorded
         (``HandRecord.mixed``)."""
+        self.bet(*self._draw(choices, lim, my_bet))
+
+    def _draw(self, choices: list[tuple[str, Any, float]], lim: BetLimits, my_bet: int) -> tuple[str, int]:
+        """`bet_drawn`'s draw, recorded, as the (kind, this round's bet after it) to play."""
         h = self.hand
         s = self._bet[0][self._i]
         total = fold = 0.0
@@ -176,11 +177,11 @@ class BettingSteps(TreasureSteps):
             still = h._still = tuple(map(gt, h.in_hand, h.folded))  # dealt and not folded (bools: True > False)
         to_call = lim[0]
         h.mixed.append(_new(MixedDecision, (h.round, s, fold / total, view[2], still, to_call, kind == FOLD)))
-        if kind in (FOLD, RAISE):
-            self.bet(*bet_total(kind, picked[1], lim, my_bet))
-        else:  # `bet_total` and `bet` inline for a check or call: the queue stays as it is
-            self._i += 1
-            h.bet(self.table, h.round, s, CALL if to_call else CHECK, my_bet + to_call)
+        if kind == RAISE:
+            return RAISE, picked[1]
+        if kind == FOLD:
+            return FOLD, my_bet
+        return (CALL, my_bet + to_call) if to_call else (CHECK, my_bet)  # a call of nothing is a check
 
     def _round(self, rnd: int) -> None:
         """Betting round ``rnd`` begins (steps 4, 6, 8, 10), or, with fewer than two in, the showdown steps."""

@@ -183,17 +183,17 @@ class GameState(BettingSteps):
         d = decision if decision is not None else self.decision()
         if d is None:
             raise RuntimeError("the game is over: nobody is asked anything")
-        t, h = self.table, self.hand
-        if d.kind == "keep_playing":  # nothing changes while the seats vote: every voter's view built once
+        seat, kind = d[0], d[1]  # indexed: a NamedTuple's fields are slower to read by name
+        if kind == "keep_playing":  # nothing changes while the seats vote: every voter's view built once
             views, votes = self._vote_views, self._votes
             if views is None or views[0] is not votes:
-                views = self._vote_views = (votes, dict(zip(votes, observe_between(t, votes), strict=True)))
-            view = views[1].get(d.seat)
-            return view if view is not None else observe_between(t, (d.seat,))[0]
-        if d.kind == "bet":
+                views = self._vote_views = (votes, dict(zip(votes, observe_between(self.table, votes), strict=True)))
+            view = views[1].get(seat)
+            return view if view is not None else observe_between(self.table, (seat,))[0]
+        if kind == "bet":
             lim = d.limits
-            return observe(t, h, d.seat, "bet", lim[0], lim[1], lim[2], d.options)  # type: ignore[index]
-        return observe(t, h, d.seat, d.kind)  # the observation's phase is the question
+            return observe(self.table, self.hand, seat, "bet", lim[0], lim[1], lim[2], d.options)  # type: ignore[index]
+        return observe(self.table, self.hand, seat, kind)  # the observation's phase is the question
 
     # ----- answers ----------------------------------------------------------------------------------------------
     def apply(self, answer: Any) -> None:
@@ -324,6 +324,17 @@ class GameState(BettingSteps):
             self._i += 1
         self._all_voted()
         return None
+
+    def play_votes(self, answers: Sequence[Callable[[Decision, Callable[[Decision], Observation]], Any]]) -> None:
+        """Answer every vote before a hand the state waits for in a row, ``answers[seat](decision, look)`` giving a
+        checked answer (``look(decision)``: what the voter sees): the votes `decision` gives, without its loop for
+        each; it returns when the state waits for anything else. Why: a driver asks every seat before every hand."""
+        look = self.observation
+        while self.phase == "vote":
+            d = self._vote_decision()
+            if d is None:
+                return
+            self._vote(answers[d.seat](d, look))
 
     def _vote(self, go_on: bool) -> None:
         if not go_on:
