@@ -96,8 +96,6 @@ class Game:
             if given is not None and len(given) != n:
                 raise ValueError(f"{name} must be {n} seeds, one per seat; got {len(given)}")
         self.strategies = list(strategies)
-        rules = rules.replace()  # our own copy: nothing the caller (or a bot that reached theirs) does changes it
-        self.rules = rules
         self.strict = strict
         self.watch_code = watch_code
         self.quintets = bool(quintets)  # name every quintet at once (else lazily)
@@ -112,6 +110,7 @@ class Game:
         self.state = state = GameState.new(n, rules, deal_seed=card_seed, draw_seeds=draw_seeds, deck=deck,
                                            treasures=treasures, money=money, dealer=dealer, restrict=restrict,
                                            quintets=self.quintets)
+        self.rules = state.rules  # the state's own copy: nothing the caller (or a bot that reached theirs) changes it
         table = state.table
         self.table = table
         self.seats = [Seat(i, bot, table, strict=strict, limit=decision_timeout, max_timeouts=max_timeouts,
@@ -122,9 +121,7 @@ class Game:
             seat.setup(n, table.bot_rules[seat.index], np.random.default_rng(seat_seeds[seat.index]))
         state.errors = [seat.errors for seat in self.seats]  # each seat's own list, kept up to date by it
         every = frozenset(QUESTIONS)
-        state.asks = [every if on_decision is not None else  # the seat plays the default of what its bot keeps
-                      frozenset(q.name for q in QUESTIONS.values() if not q.skippable or q.method in seat.asks)
-                      for seat in self.seats]
+        state.asks = [every if on_decision is not None else seat.questions() for seat in self.seats]
         self._on_decision = on_decision
         self._told = any("on_hand_end" in seat.asks for seat in self.seats)  # anyone to tell after a hand?
         self._timed = decision_timeout is not None

@@ -20,10 +20,11 @@ message starts with the method it concerns; all are one line and name no hidden 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from operator import is_
 from threading import get_ident
 from time import perf_counter
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -110,12 +111,15 @@ def _plain_choices(answer: Any, lim: BetLimits) -> list[tuple[str, Any, float]] 
     return choices
 
 
-def _question_plans(asks: frozenset[str]) -> dict[str, tuple]:
+def _question_plans(asks: frozenset[str]) -> Mapping[str, tuple]:
     """Per question (`questions.QUESTIONS`), what `Seat.answer` reads of it, as one plain tuple (read at every question
     a seat is asked; a NamedTuple's fields are slower to read): whether the bot is asked (it answers the method itself,
     or the default is not fixed), the method, ``asked_with``, ``on_error``, a True/False answer, ``read``."""
     return {q.name: (not q.skippable or q.method in asks, q.method, q.asked_with, q.on_error, q.shape == "bool",
                      q.read) for q in QUESTIONS.values()}
+
+
+_ASKS_NOTHING = MappingProxyType(_question_plans(frozenset()))  # a seat not set up, or whose setup failed
 
 
 _CHANCES_READ: dict[int, tuple[tuple, list]] = {}  # chances `_plain_choices` found sound lately, by id (bots reuse
@@ -206,7 +210,7 @@ class Seat:
         self._failed_at = 0  # ``decisions`` when the last failed decision was counted (or the bot last told)
         self.timeouts = 0
         self.asks: frozenset[str] = frozenset()
-        self._plans = _question_plans(self.asks)
+        self._plans = _ASKS_NOTHING
         self.benched = False
         self.plain = limit is None  # no time limit and not benched: act is called inline
         self.own_limit = False
@@ -435,7 +439,7 @@ class Seat:
         fallback = d.default if on_error == "default" else on_error
         if got is _FAILED:
             return fallback
-        if got is None and None in d.options:
+        if got is None and d.options and d.options[-1] is None:  # None, where it is an option, comes last
             return None
         try:
             return check_answer(d, read(got) if read is not None else got)
@@ -444,6 +448,11 @@ class Seat:
         except IllegalAnswer as bad:  # the options may include hidden hole cards: the message names none
             self.error(f"{method} returned {safe_repr(got)}, {bad.why}")
         return fallback
+
+    def questions(self) -> frozenset[str]:
+        """The questions (`questions.QUESTIONS` names) this seat's bot is asked: those whose default is not fixed, and
+        those whose method it answers itself; the others get their default."""
+        return frozenset(name for name, plan in self._plans.items() if plan[0])
 
     def on_hand_end(self, record: HandRecord) -> None:
         """Tell the bot the hand's public record, a copy of its own (being told is not a decision: not counted)."""

@@ -22,7 +22,7 @@ class Decision(NamedTuple):
 
     ``options``: the legal answers where they are few (bet: the legal action kinds; spades: the Spades Treasures
     that may move, any subset; joker_treasure, make_room and steal: the cards or `Steal`s, make_room and steal also
-    None; hearts and keep_playing: True, False). ``default`` is the answer of a seat that does not answer.
+    None, last; hearts and keep_playing: True, False). ``default`` is the answer of a seat that does not answer.
     Bets also carry ``limits`` (to call, least and most raise totals) and ``my_bet`` (the seat's bet this round);
     make_room carries the ``treasure`` that would enter the zone.
     """
@@ -100,9 +100,13 @@ def check_answer(decision: Decision, answer: Any) -> Any:
         if any(c is None or c not in options for c in cards) or len(set(cards)) != len(cards):
             raise _illegal(kind, answer, "not distinct Spades Treasures of the seat's own")
         return tuple(cards)
-    if answer is None and None in options:
+    if answer is None and options and options[-1] is None:  # None, where it is an option, comes last
         return None
     if kind == "steal":
+        if type(answer) is Steal:  # our own: most answers are one of the options themselves
+            for option in options:
+                if option is answer:
+                    return option
         if (type(answer) is tuple or type(answer) is Steal) and len(answer) == 3:
             diamond, victim, card = answer  # an exact tuple (or our own Steal): unpacking runs no bot code
             wanted = (diamond, victim, card) if type(diamond) is type(victim) is type(card) is int else tuple(
@@ -164,9 +168,7 @@ def strategy_args(decision: Decision) -> tuple:
     asked_with = QUESTIONS[decision.kind].asked_with
     if asked_with == "options":
         options = decision.options
-        if options and options[-1] is None:  # None, where it is an option, comes last (steal)
-            options = options[:-1]
-        return (options if None not in options else tuple([o for o in options if o is not None]),)
+        return (options[:-1] if options and options[-1] is None else options,)  # None, an option, comes last
     if asked_with == "treasure":
         return (decision.treasure,)
     return ()

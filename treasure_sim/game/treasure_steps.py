@@ -218,7 +218,7 @@ class TreasureSteps:
         self._i = 0
         self.phase = "steal"
 
-    def _steal_options(self, s: int) -> tuple[Steal, ...]:
+    def _steal_options(self, s: int) -> list[Steal]:
         """Per Diamond ``s`` still holds, in order held: every card of another zone (seats in order) worth no more."""
         t = self.table
         zones, values = t.treasures, t.values
@@ -234,7 +234,7 @@ class TreasureSteps:
                         for c in zones[v]:
                             if values[c] <= top:
                                 add(steals[c])
-        return tuple(options)
+        return options
 
     def _steal_decision(self) -> Decision | None:
         order = self.hand.order
@@ -243,7 +243,8 @@ class TreasureSteps:
             if self._held.get(s):
                 options = self._steal_options(s)
                 if options:
-                    return _new(Decision, (s, "steal", (*options, None), None, None, 0, None))
+                    options.append(None)  # no steal: None, last
+                    return _new(Decision, (s, "steal", tuple(options), None, None, 0, None))
             self._i += 1
         self._hand_over()
         return None
