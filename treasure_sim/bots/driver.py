@@ -239,7 +239,8 @@ class Game:
     def _drive(self, outside: Container[int] = ()) -> Decision | None:
         """Ask the bots every question the state waits for, up to the start of the next hand (None) or a question
         for a seat in ``outside`` (returned unanswered). A finished hand's record is kept and told on the way.
-        With no seat outside, betting runs in the state's hot loop (`GameState.play_bets`)."""
+        With no seat outside (and no `on_decision`), bets and votes are answered in the state's own loops
+        (`GameState.play_bets`, `GameState.play_votes`)."""
         state, seats = self.state, self.seats
         decision, play_bets, acts, bet, told = state.decision, state.play_bets, self._acts, self._bet, self._on_decision
         answer, observation = state.answer, state.observation
@@ -253,8 +254,8 @@ class Game:
             d = decision(False, not loop)
             if d is None:
                 phase = state.phase
-                if phase == "bet":
-                    continue  # a betting round begins: the loop above answers it
+                if phase == "bet" or phase == "vote":
+                    continue  # a betting round or the votes begin: the loops above answer them
                 if phase != "hand_over":
                     if phase == "over" and self._hands and not self._checked_end:
                         self._checked_end = True

@@ -148,17 +148,18 @@ class GameState(BettingSteps):
     def over(self) -> bool:
         return self.phase == "over"
 
-    def decision(self, through_hands: bool = True, bets: bool = True) -> Decision | None:
+    def decision(self, through_hands: bool = True, rounds: bool = True) -> Decision | None:
         """The question the state waits for, after playing every step that needs none; None once the game is over.
 
         ``through_hands=False`` also stops (None) at the end of a hand (``phase == "hand_over"``, its record in
         `record`) and when the votes before a hand are done (``"ready"``): the driver tells its bots, and the game
-        between hands can be looked at; the next call goes on. ``bets=False`` stops (None) where a betting decision
-        waits, without making its `Decision`: for a driver that answers bets with `play_bets`.
+        between hands can be looked at; the next call goes on. ``rounds=False`` stops (None) where a betting round or
+        the votes before a hand wait, without making a `Decision`: for a driver that answers them with `play_bets`
+        and `play_votes`.
         """
         while True:
             phase = self.phase
-            if phase == "bet" and not bets:
+            if not rounds and (phase == "bet" or phase == "vote"):
                 return None
             if phase in _ASKING:
                 d = _ASKING[phase](self)
@@ -329,12 +330,18 @@ class GameState(BettingSteps):
         """Answer every vote before a hand the state waits for in a row, ``answers[seat](decision, look)`` giving a
         checked answer (``look(decision)``: what the voter sees): the votes `decision` gives, without its loop for
         each; it returns when the state waits for anything else. Why: a driver asks every seat before every hand."""
-        look = self.observation
+        views: dict[int, Observation] = {}  # what every voter sees (nothing changes while they vote), built once
+
+        def look(d: Decision) -> Observation:
+            return views[d[0]]
+
         while self.phase == "vote":
             d = self._vote_decision()
             if d is None:
                 return
-            self._vote(answers[d.seat](d, look))
+            if not views:
+                views.update(zip(self._votes, observe_between(self.table, self._votes), strict=True))
+            self._vote(answers[d[0]](d, look))
 
     def _vote(self, go_on: bool) -> None:
         if not go_on:

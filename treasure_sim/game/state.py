@@ -19,6 +19,8 @@ NAMES = tuple(format_card(c) for c in range(54))
 
 _new_observation = tuple.__new__  # Observation(*values) checks arity; the engine builds them in field order
 _new_event = tuple.__new__  # the same for ActionEvent and HandRecord
+_SUIT_BIT = tuple(1 << s for s in SUIT[:52])  # per card id: its suit's bit in ``Table.suits_held``
+_CLUB_RANK_BIT = tuple(RANK_BIT[c] if SUIT[c] == CLUBS else 0 for c in range(52))  # a Clubs card's rank bit, else 0
 _VALUES = MappingProxyType({ace: tuple(value_of(c, ace) for c in range(52)) for ace in (1, 14)})
 
 
@@ -169,10 +171,9 @@ class Table:
         self._outside.remove(card)
         self._tuples[seat] += (card,)  # `_zones_changed(seat)` for one card more: its views extended, not rebuilt
         self._names[seat] += (NAMES[card],)
-        suit = SUIT[card]
-        self.suits_held[seat] |= 1 << suit
-        if suit == CLUBS and self._clubs[seat]:
-            self._wilds[seat] |= RANK_BIT[card]
+        self.suits_held[seat] |= _SUIT_BIT[card]
+        if self._clubs[seat]:
+            self._wilds[seat] |= _CLUB_RANK_BIT[card]
         self.zone_tuples, self.zone_names, self.wilds = tuple(self._tuples), tuple(self._names), tuple(self._wilds)
 
     def remove_treasure(self, seat: int, card: int) -> None:
@@ -201,10 +202,8 @@ class Table:
             self._names[seat] = tuple([NAMES[c] for c in zone])
             wild = suits = 0
             for c in zone:
-                suit = SUIT[c]
-                suits |= 1 << suit
-                if suit == CLUBS:
-                    wild |= RANK_BIT[c]
+                suits |= _SUIT_BIT[c]
+                wild |= _CLUB_RANK_BIT[c]
             self._wilds[seat] = wild if clubs[seat] else 0
             self.suits_held[seat] = suits
         self.zone_tuples, self.zone_names, self.wilds = tuple(self._tuples), tuple(self._names), tuple(self._wilds)
