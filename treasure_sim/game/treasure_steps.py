@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .cards import DIAMONDS, HEARTS, RANK, SPADES, SUIT, is_joker
+from .cards import DIAMONDS, HEARTS, RANK, SPADES, is_joker
 from .history import StealEvent
 from .powers import latest_folder_not_in
 from .questions import Decision
@@ -24,10 +24,6 @@ if TYPE_CHECKING:
 
 _new = tuple.__new__
 _YES_NO = (True, False)
-_STEALS = tuple(tuple(tuple([_new(Steal, (d, v, c)) for c in range(52)]) for v in range(10))
-                if d < 52 and SUIT[d] == DIAMONDS else () for d in range(54))
-"""``_STEALS[diamond][victim][card]``: every `Steal` there can be, made once (7,020 of them): options are taken from
-here, not made per decision. Tuples throughout: nothing can change it in place."""
 
 
 class TreasureSteps:
@@ -227,13 +223,12 @@ class TreasureSteps:
         add = options.append  # plain loops: faster here than a comprehension (a function call in 3.11) or map chains
         for d in self._held[s]:
             if d in mine:
-                top, made = values[d], _STEALS[d]
+                top = values[d]
                 for v in range(t.n):
                     if v != s:
-                        steals = made[v]
                         for c in zones[v]:
                             if values[c] <= top:
-                                add(steals[c])
+                                add(_new(Steal, (d, v, c)))
         return options
 
     def _steal_decision(self) -> Decision | None:
