@@ -79,9 +79,10 @@ class BettingSteps(TreasureSteps):
                 my_bet, stack, high = bets[s], money[s], b[1]
                 lim = bet_limits(rules, rnd, high, my_bet, stack, b[2], b[3], h.pot,
                                  my_bet + stack > high and (b[7] if s == b[6] else b[5]) > high)
-                legal = _LEGAL[lim[0] == 0][lim[2] > 0]
+                to_call, low, top = lim  # unpacked once: indexing a NamedTuple is slower than a tuple
+                legal = _LEGAL[to_call == 0][top > 0]
                 if acts is not None:
-                    answer = acts[s](observe(table, h, s, "bet", lim[0], lim[1], lim[2], legal), lim, my_bet)
+                    answer = acts[s](observe(table, h, s, "bet", to_call, low, top, legal), lim, my_bet)
                 else:
                     answer = ask(s, lim, my_bet, legal)  # type: ignore[misc]
                 kind, to = self._draw(answer, lim, my_bet) if type(answer) is list else answer
