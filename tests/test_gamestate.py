@@ -352,3 +352,30 @@ def test_play_bets_asks_through_ask_or_acts_and_refuses_neither():
                 observe(state.table, state.hand, s, "bet", lim[0], lim[1], lim[2], legal), lim, my_bet))
         played.append(state.hand.actions)
     assert played[0] == played[1] and len(played[0]) >= 3
+
+
+@pytest.mark.parametrize("stoppers", [{1}, {0, 1, 2}])
+def test_the_voting_loop_asks_what_a_stepper_meets_and_rounds_false_stops_where_the_loops_begin(stoppers):
+    """`GameState.play_votes` puts to each voter the Decision and the observation a caller stepping the state meets,
+    and plays the same answers to the same end (all stopping ends the game); ``decision(rounds=False)`` stops (None)
+    where the votes and where a betting round begin, without making a Decision."""
+    rules = RuleSet(max_hands=3)
+    stepped, looped = GameState.new(3, rules, 9), GameState.new(3, rules, 9)
+    met = []
+    while (d := stepped.decision()) is not None and d.kind == "keep_playing":
+        met.append((d, stepped.observation(d)))
+        stepped.apply(d.seat not in stoppers)
+    assert looped.decision(rounds=False) is None and looped.phase == "vote"
+    asked = []
+
+    def answer(d, look):
+        asked.append((d, look(d)))
+        return d.seat not in stoppers
+
+    looped.play_votes([answer] * 3)
+    assert asked == met and [d.seat for d, _ in asked] == [0, 1, 2]
+    if stoppers == {0, 1, 2}:
+        assert looped.over and stepped.over and looped.end_reason == stepped.end_reason == "all_stopped"
+        return
+    assert looped.decision(rounds=False) is None and looped.phase == "bet" and looped.hand.hole == stepped.hand.hole
+    assert looped.decision() == d  # the first bet, as the stepper met it
