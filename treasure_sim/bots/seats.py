@@ -95,7 +95,7 @@ def _plain_choices(answer: Any, lim: BetLimits) -> list[tuple[str, Any, float]] 
         _CHANCES_READ[id(chances)] = chances, list(chances)  # and its items, in case they were swapped (ctypes)
     choices = []
     to_call, low, high = lim
-    for action, chance in zip(actions, chances, strict=True):  # lengths checked above
+    for i, action in enumerate(actions):  # not zip(..., strict=True): a keyword makes that call slow
         if type(action) is not Action:
             return None
         try:
@@ -107,7 +107,7 @@ def _plain_choices(answer: Any, lim: BetLimits) -> list[tuple[str, Any, float]] 
                 return None
         elif not (kind is FOLD or kind is CALL or (kind is CHECK and not to_call)):
             return None
-        choices.append((kind, amount, chance))
+        choices.append((kind, amount, chances[i]))  # lengths checked above
     return choices
 
 

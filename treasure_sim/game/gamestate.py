@@ -445,8 +445,9 @@ class GameState(BettingSteps):
             h.give_back(t, *returned)
         h.pots = split_pots(h.committed, self._in, scores or {}, h.order)
         for pot in h.pots:
-            for w, chips in zip(pot.winners, pot.shares, strict=True):
-                h.pay(t, w, chips)
+            shares = pot.shares
+            for i, w in enumerate(pot.winners):  # not zip(..., strict=True): its keyword makes the call slow
+                h.pay(t, w, shares[i])
         self._new_treasure()
 
     def _hand_over(self) -> None:

@@ -315,8 +315,8 @@ class Hand:
         """Step 2: two cards each, one at a time in turn order."""
         draw, hands = table.draw, self.hands
         first = [draw() for _ in self.order]
-        for s, card in zip(self.order, first, strict=True):
-            hands[s] = (card, draw())  # the second round of the deal
+        for i, s in enumerate(self.order):  # not zip(..., strict=True): its keyword makes the call slow (hot code)
+            hands[s] = (first[i], draw())  # the second round of the deal
         self.hole = list(hands)
 
     def deal_new_treasure(self, table: Table) -> None:
