@@ -126,7 +126,7 @@ class Game:
         self._told = any("on_hand_end" in seat.asks for seat in self.seats)  # anyone to tell after a hand?
         self._timed = decision_timeout is not None
         self._acts = [seat.act for seat in self.seats]  # what the state's betting loop asks (`GameState.play_bets`)
-        self._answers = [seat.answer for seat in self.seats]  # and its voting loop (`GameState.play_votes`)
+        self._answers = [seat.answer for seat in self.seats]  # and its loop of the other questions (`play_answers`)
         self._drive()  # the votes before the first hand
 
     # ----- public state between hands ------------------------------------------------------------
@@ -239,29 +239,30 @@ class Game:
     def _drive(self, outside: Container[int] = ()) -> Decision | None:
         """Ask the bots every question the state waits for, up to the start of the next hand (None) or a question
         for a seat in ``outside`` (returned unanswered). A finished hand's record is kept and told on the way.
-        With no seat outside (and no `on_decision`), bets and votes are answered in the state's own loops
-        (`GameState.play_bets`, `GameState.play_votes`)."""
+        With no seat outside (and no `on_decision`), every question is answered in the state's own loops
+        (`GameState.play_bets`, `GameState.play_answers`)."""
         state, seats = self.state, self.seats
         decision, play_bets, acts, bet, told = state.decision, state.play_bets, self._acts, self._bet, self._on_decision
         answer, observation = state.answer, state.observation
-        loop = not outside and told is None  # bets and votes are answered in the state's loops
+        loop = not outside and told is None  # every question is answered in the state's own loops
+        play_answers, answers = state.play_answers, self._answers
         while True:
-            phase = state.phase
-            if loop and phase == "bet":
-                play_bets(acts=acts)
-            elif loop and phase == "vote":
-                state.play_votes(self._answers)
+            if loop:
+                if state.phase == "bet":
+                    play_bets(acts=acts)
+                else:
+                    play_answers(answers)
             d = decision(False, not loop)
             if d is None:
                 phase = state.phase
-                if phase == "bet" or phase == "vote":
-                    continue  # a betting round or the votes begin: the loops above answer them
-                if phase != "hand_over":
+                if phase == "hand_over":
+                    self._hand_over()
+                elif phase == "ready" or phase == "over":
                     if phase == "over" and self._hands and not self._checked_end:
                         self._checked_end = True
                         check_game_end(self)  # chips and cards once more: the last hands may not have been checked
                     return None  # the votes are done ("ready") or the game is over
-                self._hand_over()
+                # else a question waits (in the loops' turn): they answer it
             elif d.seat in outside:
                 return d
             else:

@@ -148,20 +148,20 @@ class GameState(BettingSteps):
     def over(self) -> bool:
         return self.phase == "over"
 
-    def decision(self, through_hands: bool = True, rounds: bool = True) -> Decision | None:
+    def decision(self, through_hands: bool = True, questions: bool = True) -> Decision | None:
         """The question the state waits for, after playing every step that needs none; None once the game is over.
 
         ``through_hands=False`` also stops (None) at the end of a hand (``phase == "hand_over"``, its record in
         `record`) and when the votes before a hand are done (``"ready"``): the driver tells its bots, and the game
-        between hands can be looked at; the next call goes on. ``rounds=False`` stops (None) where a betting round or
-        the votes before a hand wait, without making a `Decision`: for a driver that answers them with `play_bets`
-        and `play_votes`.
+        between hands can be looked at; the next call goes on. ``questions=False`` plays only the steps that need no
+        answer and stops (None) where a question may wait, without making its `Decision`: for a driver that answers
+        them with `play_bets` and `play_answers`.
         """
         while True:
             phase = self.phase
-            if not rounds and (phase == "bet" or phase == "vote"):
-                return None
             if phase in _ASKING:
+                if not questions:
+                    return None
                 d = _ASKING[phase](self)
                 if d is not None:
                     return d
@@ -326,22 +326,19 @@ class GameState(BettingSteps):
         self._all_voted()
         return None
 
-    def play_votes(self, answers: Sequence[Callable[[Decision, Callable[[Decision], Observation]], Any]]) -> None:
-        """Answer every vote before a hand the state waits for in a row, ``answers[seat](decision, look)`` giving a
-        checked answer (``look(decision)``: what the voter sees): the votes `decision` gives, without its loop for
-        each; it returns when the state waits for anything else. Why: a driver asks every seat before every hand."""
-        views: dict[int, Observation] = {}  # what every voter sees (nothing changes while they vote), built once
-
-        def look(d: Decision) -> Observation:
-            return views[d[0]]
-
-        while self.phase == "vote":
-            d = self._vote_decision()
-            if d is None:
+    def play_answers(self, answers: Sequence[Callable[[Decision, Callable[[Decision], Observation]], Any]]) -> None:
+        """Answer every question that is not a bet the state waits for in a row (the votes, the Treasure steps),
+        ``answers[seat](decision, look)`` giving a checked answer (``look(decision)``: what the seat sees, built only
+        if asked for): the questions `decision` gives, without a call of it for each; it returns at a betting round,
+        between hands and at the end. Why: a driver asks its bots several such questions a hand."""
+        look = self.observation
+        while True:
+            phase = self.phase
+            if phase == "bet" or phase not in _ASKING:
                 return
-            if not views:
-                views.update(zip(self._votes, observe_between(self.table, self._votes), strict=True))
-            self._vote(answers[d[0]](d, look))
+            d = _ASKING[phase](self)
+            if d is not None:
+                _ANSWER[phase](self, answers[d[0]](d, look))  # asking a bot changes nothing here: the same phase
 
     def _vote(self, go_on: bool) -> None:
         if not go_on:
