@@ -113,7 +113,7 @@ def read_steal(answer: Any) -> tuple[int, int, int]:
     if type(answer) is Steal and tuple.__len__(answer) == 3:  # our own class: unpacking it runs no bot code
         diamond, victim, card = answer
         if type(diamond) is int and type(victim) is int and type(card) is int:
-            return diamond, victim, card
+            return answer  # immutable, of exact ints: itself, so the check finds the option it is by identity
     if not isinstance(answer, Steal) or tuple.__len__(answer) != 3:  # isinstance: the real type's MRO
         raise BadAnswer(f"{safe_repr(answer)}, not a Steal")
     fields = (tuple.__getitem__(answer, 0), tuple.__getitem__(answer, 1), tuple.__getitem__(answer, 2))
