@@ -101,3 +101,36 @@ def test_a_seat_reads_and_checks_every_question_as_the_catalogue_says(kind: str)
         plain.setup(2, table.bot_rules[0], np.random.default_rng(0))
         asked.clear()
         assert plain.answer(d, lambda _: None) == d.default and not asked and not plain.errors
+
+
+def test_a_steal_answer_that_lies_about_its_class_runs_no_bot_code_and_is_refused():
+    """Reading a steal answer asks its real type, never its ``__class__`` (which isinstance reads, running a property
+    or ``__getattribute__`` of the bot's, outside the time limit): one that claims to be a Steal is refused by name,
+    and the game plays on (it crashed on ``tuple.__len__`` before; found by a review)."""
+    from treasure_sim import Game, RuleSet
+
+    ran: list[str] = []
+
+    class ClassLiar:
+        @property
+        def __class__(self):
+            ran.append("__class__")
+            return Steal
+
+    class Spy:
+        def __getattribute__(self, name):
+            ran.append(name)
+            return object.__getattribute__(self, name)
+
+    class Thief(Strategy):
+        def __init__(self, answer) -> None:
+            self.answer = answer
+
+        def steal(self, obs, options):
+            return self.answer
+
+    for answer in (ClassLiar(), Spy()):
+        game = Game([Thief(answer), Strategy()], RuleSet(max_hands=1), seed=1, treasures={0: "Ad", 1: "2c"})
+        game.play()
+        assert ran == [] and game.errors[0] and all("steal returned <" in e and "not a Steal" in e
+                                                    for e in game.errors[0])

@@ -114,7 +114,7 @@ def read_steal(answer: Any) -> tuple[int, int, int]:
         diamond, victim, card = answer
         if type(diamond) is int and type(victim) is int and type(card) is int:
             return answer  # immutable, of exact ints: itself, so the check finds the option it is by identity
-    if not isinstance(answer, Steal) or tuple.__len__(answer) != 3:  # isinstance: the real type's MRO
+    if not issubclass(type(answer), Steal) or tuple.__len__(answer) != 3:  # the real type: isinstance reads __class__
         raise BadAnswer(f"{safe_repr(answer)}, not a Steal")
     fields = (tuple.__getitem__(answer, 0), tuple.__getitem__(answer, 1), tuple.__getitem__(answer, 2))
     values = tuple(exact_int(f) for f in fields)
