@@ -140,6 +140,10 @@ def test_random_legal_answers_conserve_chips_and_cards(seed: int, n: int, clubs:
     chips = n * rules.starting_money
     steps = 0
     while (d := state.decision()) is not None:
+        if d.kind == "keep_playing":  # before a hand: in = able to play on, all in = in with no chips (never, so far)
+            seen = state.observation(d)
+            assert seen.in_hand == tuple(not out for out in state.table.out)
+            assert seen.all_in == tuple(i and not m for i, m in zip(seen.in_hand, seen.money, strict=True))
         state.apply(d.default if rng.random() < 0.1 else random_answer(d, rng))  # every default is a legal answer
         steps += 1
         h = state.hand
@@ -359,12 +363,15 @@ def playing_on(d, rng: np.random.Generator):
     return True if d.kind == "keep_playing" else random_answer(d, rng)
 
 
-@pytest.mark.parametrize("seed", [3, 9, 14, 21])
-def test_the_answering_loop_asks_what_a_stepper_meets_and_questions_false_stops_where_one_may_wait(seed):
+@pytest.mark.parametrize(("seed", "zone_limit", "every_kind"),
+                         [(3, 0, True), (9, 0, False), (14, 0, False), (21, 0, True), (10, 2, True), (11, 2, True)])
+def test_the_answering_loop_asks_what_a_stepper_meets_and_questions_false_stops_where_one_may_wait(
+        seed, zone_limit, every_kind):
     """`GameState.play_answers` puts to each seat the Decision and the observation a caller stepping the state meets,
-    in the same order, and plays the same game; ``decision(questions=False)`` never makes a Decision: it stops (None)
-    where a question may wait (a bet, a vote, a Treasure step), or at the end."""
-    rules = RuleSet(max_hands=60)
+    in the same order, through that seat's own answering function, and plays the same game; ``decision(questions=
+    False)`` never makes a Decision: it stops (None) where a question may wait (a bet, a vote, a Treasure step), or at
+    the end. With full zones (``zone_limit=2``), make_room too."""
+    rules = RuleSet(max_hands=60, zone_limit=zone_limit, at_limit="choose")
     stepped, looped = GameState.new(3, rules, seed), GameState.new(3, rules, seed)
     met, asked = [], []
     rng = np.random.default_rng(seed)
@@ -373,9 +380,12 @@ def test_the_answering_loop_asks_what_a_stepper_meets_and_questions_false_stops_
         stepped.apply(playing_on(d, rng))
     rng = np.random.default_rng(seed)
 
-    def answer(d, look):
-        asked.append((d, look(d)))
-        return playing_on(d, rng)
+    def answering(seat: int):
+        def answer(d, look):
+            assert d.seat == seat  # each question goes to its own seat's function
+            asked.append((d, look(d)))
+            return playing_on(d, rng)
+        return answer
 
     while True:
         assert looped.decision(questions=False) is None
@@ -387,9 +397,9 @@ def test_the_answering_loop_asks_what_a_stepper_meets_and_questions_false_stops_
                 asked.append((d, looped.observation(d)))
                 looped.apply(playing_on(d, rng))
         else:
-            looped.play_answers([answer] * 3)
-    every = {"keep_playing", "bet", "spades", "hearts", "steal", "joker_treasure"}
-    assert asked == met and {d.kind for d, _ in met} >= (every if seed in (3, 21) else {"keep_playing", "bet"})
+            looped.play_answers([answering(seat) for seat in range(3)])
+    every = set(QUESTIONS) if zone_limit else set(QUESTIONS) - {"make_room"}
+    assert asked == met and {d.kind for d, _ in met} >= (every if every_kind else {"keep_playing", "bet"})
     assert looped.table.money == stepped.table.money and looped.end_reason == stepped.end_reason
 
 

@@ -6,8 +6,9 @@ steps it without threads. `treasure_sim.bots.driver.Game` is a small driver loop
 through their seats.
 
 Chance is inside the state, from keyed streams of its own: the shuffles, Hearts draws (off the deck) and the
-draws from a bot's declared `Mixed` chances (one stream per seat). Nothing that the caller answers is trusted:
-`apply` checks it against the state's own options and raises `IllegalAnswer` naming what is wrong.
+draws from a bot's declared `Mixed` chances (one stream per seat). Nothing that the caller answers through `apply`
+is trusted: it is checked against the state's own options (`IllegalAnswer` names what is wrong). The loops for a
+driver that asks its own bots (`play_bets`, `play_answers`) take answers its seats have already checked.
 
 The steps are the card's 17 (each method names the steps it plays: betting, 4–10, in `betting_steps`, the
 Treasure steps 11, 12 and 14–16 in `treasure_steps`, the rest below); a hand runs through the phases
