@@ -210,7 +210,7 @@ class Seat:
         self._failed_at = 0  # ``decisions`` when the last failed decision was counted (or the bot last told)
         self.timeouts = 0
         self.asks: frozenset[str] = frozenset()
-        self._plans = _ASKS_NOTHING
+        self._plans: Mapping[str, tuple] = _ASKS_NOTHING
         self.benched = False
         self.plain = limit is None  # no time limit and not benched: act is called inline
         self.own_limit = False

@@ -238,8 +238,7 @@ class TreasureSteps:
             if self._held.get(s):
                 options = self._steal_options(s)
                 if options:
-                    options.append(None)  # no steal: None, last
-                    return _new(Decision, (s, "steal", tuple(options), None, None, 0, None))
+                    return _new(Decision, (s, "steal", (*options, None), None, None, 0, None))  # no steal: None, last
             self._i += 1
         self._hand_over()
         return None
