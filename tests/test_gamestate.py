@@ -144,6 +144,10 @@ def test_random_legal_answers_conserve_chips_and_cards(seed: int, n: int, clubs:
             seen = state.observation(d)
             assert seen.in_hand == tuple(not out for out in state.table.out)
             assert seen.all_in == tuple(i and not m for i, m in zip(seen.in_hand, seen.money, strict=True))
+        elif d.kind == "bet":  # the chips and flags a bettor sees (kept between changes) are the hand's as they are now
+            seen, h = state.observation(d), state.hand
+            assert (seen.money, seen.bets, seen.committed, seen.folded, seen.all_in) == (
+                tuple(state.table.money), tuple(h.bets), tuple(h.committed), tuple(h.folded), tuple(h.all_in))
         state.apply(d.default if rng.random() < 0.1 else random_answer(d, rng))  # every default is a legal answer
         steps += 1
         h = state.hand
