@@ -22,7 +22,7 @@ import numpy as np
 
 from .betting import BetLimits, bet_limits
 from .history import MixedDecision
-from .questions import Decision
+from .questions import Decision, bet_total
 from .state import DeckEmpty, observe
 from .strategy import CALL, CHECK, FOLD, RAISE, Action, Observation
 from .treasure_steps import TreasureSteps
@@ -178,11 +178,7 @@ class BettingSteps(TreasureSteps):
             still = h._still = tuple(map(gt, h.in_hand, h.folded))  # dealt and not folded (bools: True > False)
         to_call = lim[0]
         h.mixed.append(_new(MixedDecision, (h.round, s, fold / total, view[2], still, to_call, kind == FOLD)))
-        if kind == RAISE:
-            return RAISE, picked[1]
-        if kind == FOLD:
-            return FOLD, my_bet
-        return (CALL, my_bet + to_call) if to_call else (CHECK, my_bet)  # a call of nothing is a check
+        return bet_total(kind, picked[1], lim, my_bet)
 
     def _round(self, rnd: int) -> None:
         """Betting round ``rnd`` begins (steps 4, 6, 8, 10), or, with fewer than two in, the showdown steps."""
