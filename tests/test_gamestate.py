@@ -420,3 +420,53 @@ def test_every_voter_stopping_ends_the_game_in_the_answering_loop(stoppers):
         assert looped.over and stepped.over and looped.end_reason == stepped.end_reason == "all_stopped"
     else:
         assert looped.phase == "ready" and looped.decision() == d  # the first bet, as the stepper met it
+
+
+@pytest.mark.parametrize(("seed", "zone_limit"), [(3, 0), (21, 0), (10, 2)])
+def test_play_asks_every_question_a_stepper_meets_and_stops_where_decision_false_stops(seed, zone_limit):
+    """`GameState.play` puts each bet to that seat's ``acts`` (with the observation, limits and bet a stepper's
+    Decision has) and every other question to its ``answers``, in the stepper's order, and returns at the end of
+    each hand, of each vote and of the game, where ``decision(through_hands=False)`` stops; the games end the same."""
+    from types import SimpleNamespace
+
+    from treasure_sim.game.questions import plain_bet
+
+    rules = RuleSet(max_hands=40, zone_limit=zone_limit, at_limit="choose")
+    stepped, looped = GameState.new(3, rules, seed), GameState.new(3, rules, seed)
+    met, stops, asked, paused = [], [], [], []
+    rng = np.random.default_rng(seed)
+    while True:
+        d = stepped.decision(through_hands=False)
+        if d is None:
+            stops.append((stepped.phase, stepped.table.hand_no))
+            if stepped.over:
+                break
+            continue
+        met.append((d.seat, d.kind, stepped.observation(d)))
+        stepped.apply(playing_on(d, rng))
+    rng = np.random.default_rng(seed)
+
+    def acting(seat: int):
+        def act(obs, lim, my_bet):
+            assert obs.seat == seat
+            asked.append((seat, "bet", obs))
+            return plain_bet(random_answer(SimpleNamespace(kind="bet", options=obs.legal, limits=lim), rng), lim,
+                             my_bet)
+        return act
+
+    def answering(seat: int):
+        def answer(d, look):
+            assert d.seat == seat
+            asked.append((seat, d.kind, look(d)))
+            return playing_on(d, rng)
+        return answer
+
+    acts, answers = [acting(s) for s in range(3)], [answering(s) for s in range(3)]
+    while True:
+        looped.play(acts, answers)
+        paused.append((looped.phase, looped.table.hand_no))
+        if looped.over:
+            break
+    assert asked == met and {kind for _, kind, _ in met} >= {"keep_playing", "bet", "steal"}
+    assert paused == stops and {phase for phase, _ in stops} == {"ready", "hand_over", "over"}
+    assert looped.table.money == stepped.table.money and looped.end_reason == stepped.end_reason

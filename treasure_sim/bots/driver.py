@@ -125,8 +125,8 @@ class Game:
         self._on_decision = on_decision
         self._told = any("on_hand_end" in seat.asks for seat in self.seats)  # anyone to tell after a hand?
         self._timed = decision_timeout is not None
-        self._acts = [seat.act for seat in self.seats]  # what the state's betting loop asks (`GameState.play_bets`)
-        self._answers = [seat.answer for seat in self.seats]  # and its loop of the other questions (`play_answers`)
+        self._acts = [seat.act for seat in self.seats]  # what the state's loops ask (`GameState.play`)
+        self._answers = [seat.answer for seat in self.seats]  # the bets, and every other question
         self._drive()  # the votes before the first hand
 
     # ----- public state between hands ------------------------------------------------------------
@@ -240,38 +240,42 @@ class Game:
         """Ask the bots every question the state waits for, up to the start of the next hand (None) or a question
         for a seat in ``outside`` (returned unanswered). A finished hand's record is kept and told on the way.
         With no seat outside (and no `on_decision`), every question is answered in the state's own loops
-        (`GameState.play_bets`, `GameState.play_answers`)."""
-        state, seats = self.state, self.seats
-        decision, play_bets, acts, bet, told = state.decision, state.play_bets, self._acts, self._bet, self._on_decision
-        answer, observation = state.answer, state.observation
-        loop = not outside and told is None  # every question is answered in the state's own loops
-        play_answers, answers = state.play_answers, self._answers
+        (`GameState.play`)."""
+        state = self.state
+        if outside or self._on_decision is not None:
+            d = self._step(outside)
+            if d is not None:
+                return d
+        else:
+            play, acts, answers = state.play, self._acts, self._answers
+            play(acts, answers)
+            while state.phase == "hand_over":
+                self._hand_over()
+                play(acts, answers)
+        if state.phase == "over" and self._hands and not self._checked_end:
+            self._checked_end = True
+            check_game_end(self)  # chips and cards once more: the last hands may not have been checked
+        return None  # the votes are done ("ready") or the game is over
+
+    def _step(self, outside: Container[int]) -> Decision | None:
+        """`_drive` one decision at a time, each told to `on_decision`: up to a question for a seat in ``outside``
+        (returned), or None when the votes before a hand are done or the game is over."""
+        state, seats, told = self.state, self.seats, self._on_decision
         while True:
-            if loop:
-                if state.phase == "bet":
-                    play_bets(acts=acts)
-                else:
-                    play_answers(answers)
-            d = decision(False, not loop)
+            d = state.decision(False)
             if d is None:
-                phase = state.phase
-                if phase == "hand_over":
-                    self._hand_over()
-                elif phase == "ready" or phase == "over":
-                    if phase == "over" and self._hands and not self._checked_end:
-                        self._checked_end = True
-                        check_game_end(self)  # chips and cards once more: the last hands may not have been checked
-                    return None  # the votes are done ("ready") or the game is over
-                # else a question waits (in the loops' turn): they answer it
+                if state.phase != "hand_over":
+                    return None  # "ready" or "over"
+                self._hand_over()
             elif d.seat in outside:
                 return d
             else:
                 if told is not None:
                     told(state, d)
                 if d.kind == "bet":
-                    bet(d)
+                    self._bet(d)
                 else:  # the seat asks its bot, checks the answer against d's options, else plays the default
-                    answer(seats[d.seat].answer(d, observation))
+                    state.answer(seats[d.seat].answer(d, state.observation))
 
     def _hand_over(self) -> None:
         record = self.state.record

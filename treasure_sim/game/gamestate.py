@@ -8,7 +8,8 @@ through their seats.
 Chance is inside the state, from keyed streams of its own: the shuffles, Hearts draws (off the deck) and the
 draws from a bot's declared `Mixed` chances (one stream per seat). Nothing that the caller answers through `apply`
 is trusted: it is checked against the state's own options (`IllegalAnswer` names what is wrong). The loops for a
-driver that asks its own bots (`play_bets`, `play_answers`) take answers its seats have already checked.
+driver that asks its own bots (`play`, which runs `play_bets` and `play_answers`) take answers its seats have already
+checked.
 
 The steps are the card's 17 (each method names the steps it plays: betting, 4–10, in `betting_steps`, the
 Treasure steps 11, 12 and 14–16 in `treasure_steps`, the rest below); a hand runs through the phases
@@ -26,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from . import evaluator
-from .betting import split_pots, uncalled_bet
+from .betting import BetLimits, split_pots, uncalled_bet
 from .betting_steps import BettingSteps
 from .cards import make_deck
 from .history import HandRecord, ShownHand, name_quintet
@@ -340,6 +341,32 @@ class GameState(BettingSteps):
             d = _ASKING[phase](self)
             if d is not None:
                 _ANSWER[phase](self, answers[d[0]](d, look))  # asking a bot changes nothing here: the same phase
+
+    def play(self, acts: Sequence[Callable[[Observation, BetLimits, int], Any]],
+             answers: Sequence[Callable[[Decision, Callable[[Decision], Observation]], Any]]) -> None:
+        """Answer every question in a row, the bets with ``acts`` (as `play_bets`) and the others with ``answers``
+        (as `play_answers`), up to the end of a hand (``phase == "hand_over"``, its record in `record`), the end of
+        the votes before one (``"ready"``) or the game's end; as `decision` with ``through_hands=False``, the next
+        call goes on. Why: a driver that asks its own bots everything, with no `decision` call between the loops."""
+        while True:
+            phase = self.phase
+            if phase == "bet":
+                self.play_bets(acts=acts)
+            elif phase in _ASKING:
+                self.play_answers(answers)
+            elif phase == "start":
+                self._start()
+            elif phase == "over":
+                return
+            elif self._paused:  # "ready" or "hand_over", stopped at already: on
+                self._paused = False
+                if phase == "ready":
+                    self._deal()
+                else:
+                    self._next_hand()
+            else:
+                self._paused = True  # stop here once
+                return
 
     def _vote(self, go_on: bool) -> None:
         if not go_on:
