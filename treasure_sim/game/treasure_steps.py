@@ -52,11 +52,11 @@ class TreasureSteps:
         t = self.table
         contenders = self._in
         barred = self.barred["spades"]
+        held = t.suits_held  # a bit per suit among a seat's Treasures: most seats hold no Spades
         while self._i < len(contenders):
             s = contenders[self._i]
-            mine = t.zone_suit(s, SPADES)
-            if mine and s not in barred and "spades" in self.asks[s]:
-                return _new(Decision, (s, "spades", tuple(mine), (), None, 0, None))
+            if held[s] >> SPADES & 1 and s not in barred and "spades" in self.asks[s]:
+                return _new(Decision, (s, "spades", tuple(t.zone_suit(s, SPADES)), (), None, 0, None))
             self._i += 1
         self._reveal()
         return None
@@ -85,11 +85,10 @@ class TreasureSteps:
         while self._i < len(contenders):
             s = contenders[self._i]
             if not self._hearts:
-                hearts = t.zone_suit(s, HEARTS)
-                if not hearts or s in barred:
+                if not t.suits_held[s] >> HEARTS & 1 or s in barred:
                     self._i += 1
                     continue
-                ranks = {RANK[c] for c in hearts}
+                ranks = {RANK[c] for c in t.zone_suit(s, HEARTS)}
                 owed = 0  # cards in hand and shared of a Hearts Treasure's rank: one draw each
                 for c in h.hands[s] + h.shared:
                     if RANK[c] in ranks:
