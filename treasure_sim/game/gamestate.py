@@ -320,11 +320,13 @@ class GameState(BettingSteps):
 
     def _vote_decision(self) -> Decision | None:
         votes, asks = self._votes, self.asks
-        while self._i < len(votes):
-            s = votes[self._i]
+        i, end = self._i, len(votes)  # the index kept in a local, stored only where a question waits
+        while i < end:
+            s = votes[i]
             if "keep_playing" in asks[s]:
+                self._i = i
                 return _new(Decision, (s, "keep_playing", _YES_NO, True, None, 0, None))
-            self._i += 1
+            i += 1
         self._all_voted()
         return None
 

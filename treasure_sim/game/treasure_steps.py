@@ -52,12 +52,14 @@ class TreasureSteps:
         t = self.table
         contenders = self._in
         barred = self.barred["spades"]
-        held = t.suits_held  # a bit per suit among a seat's Treasures: most seats hold no Spades
-        while self._i < len(contenders):
-            s = contenders[self._i]
-            if held[s] >> SPADES & 1 and s not in barred and "spades" in self.asks[s]:
+        held, asks = t.suits_held, self.asks  # a bit per suit among a seat's Treasures: most seats hold no Spades
+        i, end = self._i, len(contenders)  # the index kept in a local, stored only where a question waits
+        while i < end:
+            s = contenders[i]
+            if held[s] >> SPADES & 1 and s not in barred and "spades" in asks[s]:
+                self._i = i
                 return _new(Decision, (s, "spades", tuple(t.zone_suit(s, SPADES)), (), None, 0, None))
-            self._i += 1
+            i += 1
         self._reveal()
         return None
 
@@ -81,12 +83,13 @@ class TreasureSteps:
         """Step 12: Hearts draws, in turn order, one optional card at a time (at most ``hearts_cap`` a player)."""
         h, t, rules = self.hand, self.table, self.rules
         contenders = self._in
-        barred = self.barred["hearts"]
-        while self._i < len(contenders):
-            s = contenders[self._i]
+        barred, held = self.barred["hearts"], t.suits_held
+        i, end = self._i, len(contenders)  # the index kept in a local, stored where a question waits or a seat is done
+        while i < end:
+            s = contenders[i]
             if not self._hearts:
-                if not t.suits_held[s] >> HEARTS & 1 or s in barred:
-                    self._i += 1
+                if not held[s] >> HEARTS & 1 or s in barred:
+                    i += 1
                     continue
                 ranks = {RANK[c] for c in t.zone_suit(s, HEARTS)}
                 owed = 0  # cards in hand and shared of a Hearts Treasure's rank: one draw each
@@ -97,12 +100,13 @@ class TreasureSteps:
             ranks, owed, room = self._hearts
             if owed > 0 and room > 0:
                 if "hearts" in self.asks[s]:
+                    self._i = i
                     return _new(Decision, (s, "hearts", _YES_NO, True, None, 0, None))
                 if self._draw_heart(s):
                     return None  # the deck ran out: on to the showdown
                 continue
             self._hearts = []
-            self._i += 1
+            i += 1
         self._showdown()
         return None
 
@@ -231,14 +235,16 @@ class TreasureSteps:
         return options
 
     def _steal_decision(self) -> Decision | None:
-        order = self.hand.order
-        while self._i < len(order):
-            s = order[self._i]
-            if self._held.get(s):
+        order, held = self.hand.order, self._held
+        i, end = self._i, len(order)  # the index kept in a local, stored only where a question waits
+        while i < end:
+            s = order[i]
+            if held.get(s):
                 options = self._steal_options(s)
                 if options:
+                    self._i = i
                     return _new(Decision, (s, "steal", (*options, None), None, None, 0, None))  # no steal: None, last
-            self._i += 1
+            i += 1
         self._hand_over()
         return None
 
