@@ -68,6 +68,7 @@ class GameState(BettingSteps):
         "_paused",
         "_shared_rngs",
         "_stops",
+        "_vote_asks",
         "_vote_views",
         "_votes",
         "asks",
@@ -102,6 +103,8 @@ class GameState(BettingSteps):
         self.record: HandRecord | None = None  # the last finished hand's record
         self._i = 0  # the index of whoever is to answer in the phase's list (voters, contenders, turn order)
         self._votes: list[int] = []  # before a hand: the seats able to pay the ante, who vote in turn
+        self._vote_asks = tuple(_new(Decision, (s, "keep_playing", _YES_NO, True, None, 0, None))
+                                for s in range(table.n))  # per seat, its vote's Decision: always the same
         self._vote_views: tuple | None = None  # (the _votes list they were built for, {voter: its Observation})
         self._stops = 0  # how many of them said stop
         self._paused = False  # a driver that stops between hands has stopped at this phase
@@ -244,6 +247,7 @@ class GameState(BettingSteps):
         new.record = self.record
         new._i = self._i
         new._votes = list(self._votes)
+        new._vote_asks = self._vote_asks
         new._vote_views = None
         b = self._bet
         new._bet = [list(b[0]), *b[1:4], dict(b[4]), *b[5:]] if b else []
@@ -325,7 +329,7 @@ class GameState(BettingSteps):
             s = votes[i]
             if "keep_playing" in asks[s]:
                 self._i = i
-                return _new(Decision, (s, "keep_playing", _YES_NO, True, None, 0, None))
+                return self._vote_asks[s]
             i += 1
         self._all_voted()
         return None
@@ -338,11 +342,21 @@ class GameState(BettingSteps):
         look = self.observation
         while True:
             phase = self.phase
-            if phase == "bet" or phase not in _ASKING:
+            if phase == "vote":  # `_vote_decision` and `_vote`, inline: every hand begins with a vote
+                votes, asks, decisions = self._votes, self.asks, self._vote_asks
+                for i in range(self._i, len(votes)):
+                    s = votes[i]
+                    if "keep_playing" in asks[s]:
+                        self._i = i
+                        if not answers[s](decisions[s], look):
+                            self._stops += 1
+                self._all_voted()
+            elif phase == "bet" or phase not in _ASKING:
                 return
-            d = _ASKING[phase](self)
-            if d is not None:
-                _ANSWER[phase](self, answers[d[0]](d, look))  # asking a bot changes nothing here: the same phase
+            else:
+                d = _ASKING[phase](self)
+                if d is not None:
+                    _ANSWER[phase](self, answers[d[0]](d, look))  # asking a bot changes nothing here: the same phase
 
     def play(self, acts: Sequence[Callable[[Observation, BetLimits, int], Any]],
              answers: Sequence[Callable[[Decision, Callable[[Decision], Observation]], Any]]) -> None:
