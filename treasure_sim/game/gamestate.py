@@ -189,17 +189,26 @@ class GameState(BettingSteps):
         d = decision if decision is not None else self.decision()
         if d is None:
             raise RuntimeError("the game is over: nobody is asked anything")
-        seat, kind = d[0], d[1]  # indexed: a NamedTuple's fields are slower to read by name
-        if kind == "keep_playing":  # nothing changes while the seats vote: every voter's view built once
-            views, votes = self._vote_views, self._votes
-            if views is None or views[0] is not votes:
-                views = self._vote_views = (votes, dict(zip(votes, observe_between(self.table, votes), strict=True)))
-            view = views[1].get(seat)
-            return view if view is not None else observe_between(self.table, (seat,))[0]
+        kind = d[1]  # indexed: a NamedTuple's fields are slower to read by name
+        if kind == "keep_playing":
+            return self._voter_view(d)
         if kind == "bet":
             lim = d.limits
-            return observe(self.table, self.hand, seat, "bet", lim[0], lim[1], lim[2], d.options)  # type: ignore[index]
-        return observe(self.table, self.hand, seat, kind)  # the observation's phase is the question
+            return observe(self.table, self.hand, d[0], "bet", lim[0], lim[1], lim[2], d.options)  # type: ignore[index]
+        return self._hand_view(d)
+
+    def _voter_view(self, d: Decision) -> Observation:
+        """What a voter sees: nothing changes while the seats vote, so every voter's view is built once."""
+        views, votes = self._vote_views, self._votes
+        if views is None or views[0] is not votes:
+            views = self._vote_views = (votes, dict(zip(votes, observe_between(self.table, votes), strict=True)))
+        view = views[1].get(d[0])
+        return view if view is not None else observe_between(self.table, (d[0],))[0]
+
+    def _hand_view(self, d: Decision) -> Observation:
+        """What the seat of ``d``, a question of the hand that is not a bet, sees: the observation's phase is the
+        question."""
+        return observe(self.table, self.hand, d[0], d[1])
 
     # ----- answers ----------------------------------------------------------------------------------------------
     def apply(self, answer: Any) -> None:
@@ -339,16 +348,16 @@ class GameState(BettingSteps):
         ``answers[seat](decision, look)`` giving a checked answer (``look(decision)``: what the seat sees, built only
         if asked for): the questions `decision` gives, without a call of it for each; it returns at a betting round,
         between hands and at the end. Why: a driver asks its bots several such questions a hand."""
-        look = self.observation
+        look = self._hand_view  # what `observation` gives, without finding out what kind of question it is
         while True:
             phase = self.phase
             if phase == "vote":  # `_vote_decision` and `_vote`, inline: every hand begins with a vote
-                votes, asks, decisions = self._votes, self.asks, self._vote_asks
+                votes, asks, decisions, view = self._votes, self.asks, self._vote_asks, self._voter_view
                 for i in range(self._i, len(votes)):
                     s = votes[i]
                     if "keep_playing" in asks[s]:
                         self._i = i
-                        if not answers[s](decisions[s], look):
+                        if not answers[s](decisions[s], view):
                             self._stops += 1
                 self._all_voted()
             elif phase == "bet" or phase not in _ASKING:
