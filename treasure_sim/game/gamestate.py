@@ -232,117 +232,6 @@ class GameState(BettingSteps):
         """A legal answer to the question waited for that is not a bet (already checked)."""
         _ANSWER[self.phase](self, value)
 
-    # ----- cloning and hidden information ------------------------------------------------------------------------
-    def clone(self) -> GameState:
-        """An independent copy: playing on it never changes this state (its streams are copies too)."""
-        new = GameState.__new__(GameState)
-        new.table = self.table.copy()
-        new.rules = self.rules
-        new._card_rng = self._card_rng  # shared until either draws (`_own_rngs`): most clones never do
-        new.mix_rngs = self.mix_rngs
-        new._mix_left = [list(left) for left in self._mix_left]
-        new._shared_rngs = self._shared_rngs = True
-        new.barred = self.barred
-        new.asks = list(self.asks)
-        new.errors = [[] for _ in self.errors]
-        new.end_reason = self.end_reason
-        new.phase = self.phase
-        new.hand = self.hand.copy() if self.hand is not None else None
-        new.quintets = self.quintets
-        new._paused = self._paused
-        new._stops = self._stops
-        new._waiting = self._waiting
-        new._in = self._in  # never changed in place
-        new.record = self.record
-        new._i = self._i
-        new._votes = list(self._votes)
-        new._vote_asks = self._vote_asks
-        new._vote_views = None
-        b = self._bet
-        new._bet = [list(b[0]), *b[1:4], dict(b[4]), *b[5:]] if b else []
-        new._hearts = list(self._hearts)
-        new._held = {s: list(v) for s, v in self._held.items()}
-        return new
-
-    def sample_hidden(self, seat: int, rng: np.random.Generator) -> GameState:
-        """A copy in which everything ``seat`` cannot see is redrawn uniformly among what fits all it has seen.
-
-        Redrawn: the hole cards of every other seat whose hand is not face up to it, and the order of the deck
-        (except spent Diamonds it saw go under it this hand); every stream (the shuffles of later hands, every seat's
-        `Mixed` draws) is reseeded from ``rng``. What it sees stays: its hand, the shared cards, the New Treasure,
-        the zones, revealed hands, moved Spades, cards drawn with Hearts, cards out of the game. The copy carries no
-        record of past hands (they hold hands that were never shown).
-        """
-        new = self.clone()
-        new.record = None
-        t, h = new.table, new.hand
-        hidden: list[tuple[int, int]] = []  # (other seat, hole card index) whose card seat cannot see
-        if h is not None:
-            for o in range(t.n):
-                if o == seat or not h.hole[o]:
-                    continue
-                if h.revealed and h.in_hand[o] and not h.folded[o]:
-                    continue  # face up from step 12 on
-                hidden.extend((o, k) for k in range(len(h.hole[o])))
-        deck = t.deck_list()
-        fixed = len(h.steals) if h is not None and not t.removes_spent else 0  # spent Diamonds it saw go under
-        pool = [h.hole[o][k] for o, k in hidden] + deck[fixed:]
-        rng.shuffle(pool)
-        if hidden:
-            holes = {o: list(h.hole[o]) for o, _ in hidden}
-            for (o, k), card in zip(hidden, pool, strict=False):
-                holes[o][k] = card
-            for o, cards in holes.items():
-                hole = tuple(cards)
-                h.hole[o] = hole
-                h.hands[o] = hole + h.hands[o][len(hole):]  # moved Spades, drawn Hearts stay
-        t.set_deck(deck[:fixed] + pool[len(hidden):])
-        seeds = rng.integers(0, 2**63, size=1 + len(new.mix_rngs))
-        new._card_rng = np.random.default_rng(int(seeds[0]))
-        new.mix_rngs = [np.random.default_rng(int(x)) for x in seeds[1:]]
-        new._mix_left = [[] for _ in new.mix_rngs]
-        new._shared_rngs = False
-        return new
-
-    def _own_rngs(self) -> None:
-        """Copies of the streams this state shares with a clone, at the state they are in, before it draws."""
-        self._card_rng = _copy_rng(self._card_rng)
-        self.mix_rngs = [_copy_rng(r) for r in self.mix_rngs]
-        self._shared_rngs = False
-
-    # ----- the game between hands ----------------------------------------------------------------------------------
-    def _start(self) -> None:
-        """Before each hand: who can pay the ante, the hand cap, then the vote to go on (rulings §3, §7)."""
-        t = self.table
-        money, out = t.money, t.out
-        ante = t.ante = self.rules.ante_at(t.hand_no + 1)  # the ante of the hand about to start
-        able = []
-        for s in range(t.n):
-            if money[s] < ante:
-                out[s] = True
-            elif not out[s]:
-                able.append(s)
-        if len(able) < 2:
-            self._end("too_few_players")
-        elif t.hand_no >= self.rules.max_hands:
-            self._end("hand_limit")
-        else:
-            self._votes, self._stops, self._i = able, 0, 0
-            self.phase = "vote"
-            self.hand = None  # type: ignore[assignment]
-
-    def _vote_decision(self) -> Decision | None:
-        votes, asks = self._votes, self.asks
-        i, end = self._i, len(votes)  # the index kept in a local, stored only where a question waits
-        while i < end:
-            s = votes[i]
-            if "keep_playing" in asks[s]:
-                self._i = i
-                return self._vote_asks[s]
-            i += 1
-        self._all_voted()
-        return None
-
     def play_answers(self, answers: Sequence[Callable[[Decision, Callable[[Decision], Observation]], Any]]) -> None:
         """Answer every question that is not a bet the state waits for in a row (the votes, the Treasure steps),
         ``answers[seat](decision, look)`` giving a checked answer (``look(decision)``: what the seat sees, built only
@@ -392,6 +281,84 @@ class GameState(BettingSteps):
             else:
                 self._paused = True  # stop here once
                 return
+
+    # ----- cloning and hidden information ------------------------------------------------------------------------
+    def clone(self) -> GameState:
+        """An independent copy: playing on it never changes this state (its streams are copies too)."""
+        new = GameState.__new__(GameState)
+        new.table = self.table.copy()
+        new.rules = self.rules
+        new._card_rng = self._card_rng  # shared until either draws (`_own_rngs`): most clones never do
+        new.mix_rngs = self.mix_rngs
+        new._mix_left = [list(left) for left in self._mix_left]
+        new._shared_rngs = self._shared_rngs = True
+        new.barred = self.barred
+        new.asks = list(self.asks)
+        new.errors = [[] for _ in self.errors]
+        new.end_reason = self.end_reason
+        new.phase = self.phase
+        new.hand = self.hand.copy() if self.hand is not None else None
+        new.quintets = self.quintets
+        new._paused = self._paused
+        new._stops = self._stops
+        new._waiting = self._waiting
+        new._in = self._in  # never changed in place
+        new.record = self.record
+        new._i = self._i
+        new._votes = list(self._votes)
+        new._vote_asks = self._vote_asks
+        new._vote_views = None
+        b = self._bet
+        new._bet = [list(b[0]), *b[1:4], dict(b[4]), *b[5:]] if b else []
+        new._hearts = list(self._hearts)
+        new._held = {s: list(v) for s, v in self._held.items()}
+        return new
+
+    def sample_hidden(self, seat: int, rng: np.random.Generator) -> GameState:
+        """A copy in which everything ``seat`` cannot see is redrawn uniformly among what fits all it has seen
+        (`resample.redraw_hidden` says what is redrawn and what stays)."""
+        from .resample import redraw_hidden  # resample builds states: it imports this module
+
+        return redraw_hidden(self, seat, rng)
+
+    def _own_rngs(self) -> None:
+        """Copies of the streams this state shares with a clone, at the state they are in, before it draws."""
+        self._card_rng = _copy_rng(self._card_rng)
+        self.mix_rngs = [_copy_rng(r) for r in self.mix_rngs]
+        self._shared_rngs = False
+
+    # ----- the game between hands ----------------------------------------------------------------------------------
+    def _start(self) -> None:
+        """Before each hand: who can pay the ante, the hand cap, then the vote to go on (rulings §3, §7)."""
+        t = self.table
+        money, out = t.money, t.out
+        ante = t.ante = self.rules.ante_at(t.hand_no + 1)  # the ante of the hand about to start
+        able = []
+        for s in range(t.n):
+            if money[s] < ante:
+                out[s] = True
+            elif not out[s]:
+                able.append(s)
+        if len(able) < 2:
+            self._end("too_few_players")
+        elif t.hand_no >= self.rules.max_hands:
+            self._end("hand_limit")
+        else:
+            self._votes, self._stops, self._i = able, 0, 0
+            self.phase = "vote"
+            self.hand = None  # type: ignore[assignment]
+
+    def _vote_decision(self) -> Decision | None:
+        votes, asks = self._votes, self.asks
+        i, end = self._i, len(votes)  # the index kept in a local, stored only where a question waits
+        while i < end:
+            s = votes[i]
+            if "keep_playing" in asks[s]:
+                self._i = i
+                return self._vote_asks[s]
+            i += 1
+        self._all_voted()
+        return None
 
     def _vote(self, go_on: bool) -> None:
         if not go_on:

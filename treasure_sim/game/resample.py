@@ -1,7 +1,8 @@
-"""A steppable state rebuilt from what one seat sees: the search player's determinizations.
+"""Determinizations for search: a steppable state in which what one seat cannot see is drawn afresh.
 
-Why: a bot never holds the engine's state, only its `Observation`. To search, it needs a `GameState` that agrees
-with everything it sees and draws the rest. `state_from_observation` builds one: the table (stacks, zones, button,
+`redraw_hidden` (`GameState.sample_hidden`) redraws it in a copy of a state the caller holds. A bot never holds the
+engine's state, only its `Observation`; to search, it needs a `GameState` that agrees with everything it sees and
+draws the rest. `state_from_observation` builds one: the table (stacks, zones, button,
 who is out, earlier showdowns), the hand (bets, commitments, pot, folds, the board, its own hand, the New Treasure,
 the hands revealed from step 12 on), the betting round's state (replayed from ``obs.history``: high bet, largest
 raise, raise count, who is still to act), and the question pending (the Spades, Hearts, Joker, make_room or steal
@@ -36,9 +37,51 @@ from .powers import barred_seats
 from .state import Hand, Table
 from .strategy import FOLD, Observation, Steal
 
-__all__ = ["state_from_observation"]
+__all__ = ["redraw_hidden", "state_from_observation"]
 
 _AFTER_BETS = ("spades", "hearts", "joker_treasure", "make_room", "steal")
+
+
+def redraw_hidden(state: GameState, seat: int, rng: np.random.Generator) -> GameState:
+    """`GameState.sample_hidden`: a copy of ``state`` in which everything ``seat`` cannot see is redrawn uniformly
+    among what fits all it has seen.
+
+    Redrawn: the hole cards of every other seat whose hand is not face up to it, and the order of the deck
+    (except spent Diamonds it saw go under it this hand); every stream (the shuffles of later hands, every seat's
+    `Mixed` draws) is reseeded from ``rng``. What it sees stays: its hand, the shared cards, the New Treasure,
+    the zones, revealed hands, moved Spades, cards drawn with Hearts, cards out of the game. The copy carries no
+    record of past hands (they hold hands that were never shown).
+    """
+    new = state.clone()
+    new.record = None
+    t, h = new.table, new.hand
+    hidden: list[tuple[int, int]] = []  # (other seat, hole card index) whose card seat cannot see
+    if h is not None:
+        for o in range(t.n):
+            if o == seat or not h.hole[o]:
+                continue
+            if h.revealed and h.in_hand[o] and not h.folded[o]:
+                continue  # face up from step 12 on
+            hidden.extend((o, k) for k in range(len(h.hole[o])))
+    deck = t.deck_list()
+    fixed = len(h.steals) if h is not None and not t.removes_spent else 0  # spent Diamonds it saw go under
+    pool = [h.hole[o][k] for o, k in hidden] + deck[fixed:]
+    rng.shuffle(pool)
+    if hidden:
+        holes = {o: list(h.hole[o]) for o, _ in hidden}
+        for (o, k), card in zip(hidden, pool, strict=False):
+            holes[o][k] = card
+        for o, cards in holes.items():
+            hole = tuple(cards)
+            h.hole[o] = hole
+            h.hands[o] = hole + h.hands[o][len(hole):]  # moved Spades, drawn Hearts stay
+    t.set_deck(deck[:fixed] + pool[len(hidden):])
+    seeds = rng.integers(0, 2**63, size=1 + len(new.mix_rngs))
+    new._card_rng = np.random.default_rng(int(seeds[0]))
+    new.mix_rngs = [np.random.default_rng(int(x)) for x in seeds[1:]]
+    new._mix_left = [[] for _ in new.mix_rngs]
+    new._shared_rngs = False
+    return new
 
 
 def state_from_observation(obs: Observation, rng: np.random.Generator, *, treasure: int | None = None,
