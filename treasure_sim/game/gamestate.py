@@ -34,14 +34,12 @@ from .history import HandRecord, ShownHand, name_quintet
 from .powers import Restrict, barred_seats, check_restrict
 from .questions import QUESTIONS, Decision, IllegalAnswer, check_answer, plain_bet
 from .rules import RuleSet
+from .scenario import check_money, check_stacked_deck, check_treasures
 from .seeding import as_seed_sequence, derive, root_key
 from .state import (
     DeckEmpty,
     Hand,
     Table,
-    check_money,
-    check_stacked_deck,
-    check_treasures,
     names,
     observe,
     observe_between,
