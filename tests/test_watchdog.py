@@ -375,7 +375,7 @@ def test_the_watchdog_works_under_dask_too(bot_file, tmp_path):
 
 
 NOT_WATCHED = {
-    "game": {"__init__", "phh", "resample"},  # hand histories (written from records), bots' own sampling
+    "game": {"__init__", "phh"},  # hand histories (written from records)
     "bots": {"__init__", "bot_host", "isolated", "loader", "processes", "protocol", "sandbox"},  # isolated bots; loader
 }
 
