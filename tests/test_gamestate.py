@@ -470,3 +470,45 @@ def test_play_asks_every_question_a_stepper_meets_and_stops_where_decision_false
     assert asked == met and {kind for _, kind, _ in met} >= {"keep_playing", "bet", "steal"}
     assert paused == stops and {phase for phase, _ in stops} == {"ready", "hand_over", "over"}
     assert looped.table.money == stepped.table.money and looped.end_reason == stepped.end_reason
+
+
+def test_a_question_whose_answering_function_raises_in_the_loops_is_asked_again_by_decision():
+    """If a seat's answering function raises inside `GameState.play` (a vote, a Treasure step), the state waits for
+    that same question: `decision` gives it (the votes before it counted), and answering it there, then playing on
+    with `play`, ends the game as a stepper's."""
+    from types import SimpleNamespace
+
+    from treasure_sim.game.questions import plain_bet
+
+    rules = RuleSet(max_hands=30)
+    stepped = GameState.new(3, rules, 21)
+    met = []
+    rng = np.random.default_rng(5)
+    while (d := stepped.decision()) is not None:
+        met.append(d)
+        stepped.apply(playing_on(d, rng))
+    rng = np.random.default_rng(5)
+    looped, asked, raised = GameState.new(3, rules, 21), [], []
+
+    def acting(obs, lim, my_bet):
+        asked.append(("bet", obs.seat))
+        return plain_bet(random_answer(SimpleNamespace(kind="bet", options=obs.legal, limits=lim), rng), lim, my_bet)
+
+    def answering(d, look):
+        if d.kind in ("keep_playing", "steal") and len(asked) >= 20 * (len(raised) + 1):  # every 20 questions, once
+            raised.append(d)
+            raise KeyboardInterrupt
+        asked.append((d.kind, d.seat))
+        return playing_on(d, rng)
+
+    while not looped.over:
+        try:
+            looped.play([acting] * 3, [answering] * 3)
+        except KeyboardInterrupt:
+            d = looped.decision(through_hands=False)
+            assert d == raised[-1]  # the same question waits
+            asked.append((d.kind, d.seat))
+            looped.apply(playing_on(d, rng))
+    assert {d.kind for d in raised} == {"keep_playing", "steal"}
+    assert asked == [(d.kind, d.seat) for d in met]
+    assert looped.table.money == stepped.table.money and looped.end_reason == stepped.end_reason

@@ -386,13 +386,29 @@ def test_every_module_that_plays_a_hand_is_watched_and_a_new_one_must_be_placed(
     import pathlib
 
     import treasure_sim
-    from treasure_sim.bots.integrity import WATCHED
+    from treasure_sim.bots.integrity import WATCHED, _snapshot
 
     root = pathlib.Path(treasure_sim.__file__).parent
     for layer in ("game", "bots"):
         modules = {p.stem for p in (root / layer).glob("*.py")}
         assert modules == set(WATCHED[layer]) | NOT_WATCHED[layer], layer
         assert not set(WATCHED[layer]) & NOT_WATCHED[layer]
+    watched = {space[0] for part in _snapshot().slices for space in part.spaces}
+    assert watched >= {name for names in WATCHED.values() for name in names}  # listed and loaded: really watched
+
+
+def test_a_replaced_function_of_a_module_loaded_on_demand_is_found(monkeypatch):
+    """`resample` is imported by nothing the engine plays, only by `GameState.sample_hidden` when a search calls it:
+    the snapshot loads it, so a bot that replaces its redraw (to rig another bot's search) is still caught."""
+    import functools
+
+    import treasure_sim.game.resample as resample
+
+    original = resample.redraw_hidden
+    monkeypatch.setattr(resample, "redraw_hidden", functools.wraps(original)(lambda *a, **k: original(*a, **k)))
+    bots = [load_strategy("calling_station"), load_strategy("calling_station")]
+    with pytest.raises(Tampering, match=r"resample\.redraw_hidden was replaced"):
+        Game(bots, RuleSet(max_hands=70), seed=2, watch_code=True).play()
 
 
 def test_a_replaced_betting_step_is_found(monkeypatch):

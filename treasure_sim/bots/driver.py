@@ -126,7 +126,7 @@ class Game:
         self._told = any("on_hand_end" in seat.asks for seat in self.seats)  # anyone to tell after a hand?
         self._timed = decision_timeout is not None
         self._acts = [seat.act for seat in self.seats]  # what the state's loops ask (`GameState.play`)
-        self._answers = [seat.answer for seat in self.seats]  # the bets, and every other question
+        self._answers = [seat.answer for seat in self.seats]  # and every question that is not a bet
         self._drive()  # the votes before the first hand
 
     # ----- public state between hands ------------------------------------------------------------

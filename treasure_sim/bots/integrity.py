@@ -31,9 +31,10 @@ Costs 13–18 µs per hand of four mixed bots (``treasure-sim bench engine``, it
 from __future__ import annotations
 
 import sys
+from importlib import import_module
 from itertools import chain
 from operator import attrgetter, is_not, itemgetter, sub
-from types import FunctionType, MappingProxyType, ModuleType
+from types import FunctionType, MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from .seats import StrategyError
@@ -162,9 +163,7 @@ class _Snapshot:
     def __init__(self) -> None:
         entries: list[tuple[str, Any, str, Any]] = []
         for name, layer in ((name, layer) for layer, names in WATCHED.items() for name in names):
-            module = sys.modules.get(f"{_ROOT}.{layer}.{name}")
-            if not isinstance(module, ModuleType):
-                continue
+            module = import_module(f"{_ROOT}.{layer}.{name}")  # loaded now if nothing has yet (resample: on demand)
             self._watch(name, vars(module), entries)
             for value in list(vars(module).values()):
                 if isinstance(value, type) and value.__module__ == module.__name__:

@@ -10,7 +10,7 @@ betting action within these limits" returns an already legal answer.
 
 Methods a bot does not override (``keep_playing``, ``move_spades``, ``draw_heart``, ``make_room``, ``steal``,
 ``on_hand_end``) have a fixed default answer, so the bot is not asked and no observation is built:
-those questions take a zero-argument ``look`` that builds the observation only when it is needed.
+those questions take a ``look(decision)`` that builds the observation only when it is needed.
 
 A bot whose ``setup`` failed, or that ran out of time ``max_timeouts`` times, is *benched*: it is
 asked nothing more this game and every decision of its seat is the default answer. Every error

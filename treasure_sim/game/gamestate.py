@@ -169,14 +169,8 @@ class GameState(BettingSteps):
                 if d is not None:
                     return d
             elif phase == "ready" or phase == "hand_over":
-                if not through_hands and not self._paused:
-                    self._paused = True  # stop here once
+                if self._between_hands(not through_hands):
                     return None
-                self._paused = False
-                if phase == "ready":
-                    self._deal()
-                else:
-                    self._next_hand()
             elif phase == "start":
                 self._start()
             else:
@@ -238,14 +232,13 @@ class GameState(BettingSteps):
         look = self._hand_view  # what `observation` gives, without finding out what kind of question it is
         while True:
             phase = self.phase
-            if phase == "vote":  # `_vote_decision` and `_vote`, inline: every hand begins with a vote
+            if phase == "vote":  # `_vote_decision`, inline: every hand begins with a vote
                 votes, asks, decisions, view = self._votes, self.asks, self._vote_asks, self._voter_view
                 for i in range(self._i, len(votes)):
                     s = votes[i]
                     if "keep_playing" in asks[s]:
-                        self._i = i
-                        if not answers[s](decisions[s], view):
-                            self._stops += 1
+                        self._i = i  # the voter asked, should its answering function raise
+                        self._vote(answers[s](decisions[s], view))
                 self._all_voted()
             elif phase == "bet" or phase not in _ASKING:
                 return
@@ -266,19 +259,26 @@ class GameState(BettingSteps):
                 self.play_bets(acts=acts)
             elif phase in _ASKING:
                 self.play_answers(answers)
+            elif phase == "ready" or phase == "hand_over":
+                if self._between_hands(True):
+                    return
             elif phase == "start":
                 self._start()
-            elif phase == "over":
+            else:  # over
                 return
-            elif self._paused:  # "ready" or "hand_over", stopped at already: on
-                self._paused = False
-                if phase == "ready":
-                    self._deal()
-                else:
-                    self._next_hand()
-            else:
-                self._paused = True  # stop here once
-                return
+
+    def _between_hands(self, stop: bool) -> bool:
+        """At the end of a hand or of the votes before one: stop there (True) if ``stop`` and not stopped there
+        already, else go on (the next hand's checks and votes, or its deal)."""
+        if stop and not self._paused:
+            self._paused = True  # stop here once: the next call goes on
+            return True
+        self._paused = False
+        if self.phase == "ready":
+            self._deal()
+        else:
+            self._next_hand()
+        return False
 
     # ----- cloning and hidden information ------------------------------------------------------------------------
     def clone(self) -> GameState:

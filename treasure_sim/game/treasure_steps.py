@@ -84,7 +84,7 @@ class TreasureSteps:
         h, t, rules = self.hand, self.table, self.rules
         contenders = self._in
         barred, held = self.barred["hearts"], t.suits_held
-        i, end = self._i, len(contenders)  # the index kept in a local, stored where a question waits or a seat is done
+        i, end = self._i, len(contenders)  # the index kept in a local, stored only where a question waits
         while i < end:
             s = contenders[i]
             if not self._hearts:
