@@ -19,8 +19,12 @@ never kept. See docs/luck.md for the method, its validation and its effect.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
+import signal
+import threading
 from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -29,7 +33,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..run.store import DamagedResults, read_games, read_manifest, read_part
+from ..run.store import DamagedResults, Part, read_games, read_manifest, read_part
 from .luck_actions import action_events
 from .luck_hands import (
     GAME_COLUMNS,
@@ -352,6 +356,7 @@ def adjust(games: pd.DataFrame, luck: pd.DataFrame) -> pd.DataFrame:
 # ----- results folders ----------------------------------------------------------------------------------------
 CACHE_FILE = "luck.parquet"  # in the results folder: the luck of every game and seat, part by part
 CACHE_VERSION = "4"  # bump when the luck of a hand would change, to recompute old caches
+PARALLEL_HANDS = 5000  # hands (about 0.7 ms each) before forking a process per core pays (a fork: ~0.1 s)
 
 
 def folder_luck(path: str | Path, settings: Settings = Settings(), allow_damaged: bool = False) -> pd.DataFrame:
@@ -375,26 +380,78 @@ def folder_luck(path: str | Path, settings: Settings = Settings(), allow_damaged
     todo = {p.name for p in parts if key[p.name] not in have}
     frames = [cached[cached["part"].isin(set(key.values()))]] if len(cached) else []
     damaged = []
-    for part in parts:
-        if part.name not in todo:
-            continue
-        try:
-            tables = {t: read_part(path, part, t, cols) for t, cols in
-                      (("games", GAME_COLUMNS), ("hands", HAND_COLUMNS), ("seats", SEAT_COLUMNS),
-                       ("mixed", MIXED_COLUMNS)) if part.file(t) is not None}
-        except DamagedResults:
+    work = [p for p in parts if p.name in todo]
+    lucks = _part_lucks(path, work, manifest.rules, manifest.seed, settings, _luck_workers(work))
+    for part, luck in zip(work, lucks, strict=True):
+        if luck is None:  # it could not be read intact
             if not allow_damaged:
-                raise
+                _part_tables(path, part)  # raises `DamagedResults`, naming what is wrong
             damaged.append((part.first_deal, part.end_deal))
             continue
-        h = build(tables["seats"], tables["hands"], tables["games"], manifest.rules, manifest.seed, tables.get("mixed"))
-        frames.append(game_luck(h, hand_events(h, settings)).assign(part=key[part.name]))
+        frames.append(luck.assign(part=key[part.name]))
     if len(todo) > len(damaged):
         _write_cache(path / CACHE_FILE, pd.concat(frames, ignore_index=True), settings_key)
     columns = ["game_id", "seat", *LUCK_COLUMNS, "luck"]
     out = pd.concat(frames, ignore_index=True)[columns] if frames else pd.DataFrame(columns=columns)
     out.attrs["damaged_deals"] = damaged  # [first, end) deal ranges of the parts left out
     return out
+
+
+def _part_tables(path: Path, part: Part) -> dict[str, pa.Table]:
+    """A part's tables that the luck reads, verified by the store (`DamagedResults` if one is not intact)."""
+    return {t: read_part(path, part, t, cols) for t, cols in (("games", GAME_COLUMNS), ("hands", HAND_COLUMNS),
+            ("seats", SEAT_COLUMNS), ("mixed", MIXED_COLUMNS)) if part.file(t) is not None}
+
+
+def _part_luck(path: Path, part: Part, rules: dict, seed: int | None, settings: Settings) -> pd.DataFrame | None:
+    """One part's `game_luck`, or None if it cannot be read intact."""
+    try:
+        tables = _part_tables(path, part)
+    except DamagedResults:
+        return None
+    h = build(tables["seats"], tables["hands"], tables["games"], rules, seed, tables.get("mixed"))
+    return game_luck(h, hand_events(h, settings))
+
+
+def _part_lucks(path: Path, parts: list[Part], rules: dict, seed: int | None, settings: Settings,
+                workers: int = 1) -> Iterator[pd.DataFrame | None]:
+    """`_part_luck` of each part, in order; with ``workers`` > 1, in as many forked processes (each part's luck is
+    its own: its deals' shuffles are keyed by the deal, so the same values come out either way)."""
+    if workers < 2:
+        for part in parts:
+            yield _part_luck(path, part, rules, seed, settings)
+        return
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"), initializer=_ignore_sigint)
+    try:
+        futures = [pool.submit(_part_luck, path, part, rules, seed, settings) for part in parts]
+        for future in futures:
+            yield future.result()
+    finally:
+        pool.shutdown(cancel_futures=True)
+
+
+def _luck_workers(parts: list[Part]) -> int:
+    """Processes to compute the luck of ``parts`` in: one per core when they hold `PARALLEL_HANDS` hands or more, and
+    this process can fork safely: on a platform that forks, with no other thread but tqdm's monitor (a fork copies
+    the locks other threads hold, and a child that needs one would wait for ever; the monitor takes only tqdm's own,
+    which the children never use; spawning instead would run an unguarded script's ``__main__`` again in every
+    child). Else 1: here."""
+    me = threading.current_thread()
+    if multiprocessing.get_start_method() != "fork" or len(parts) < 2 or not all(
+            t is me or t.name == "tqdm_monitor" for t in threading.enumerate()):
+        return 1
+    if sum(f.rows for f in (p.file("hands") for p in parts) if f is not None) < PARALLEL_HANDS:
+        return 1
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cores = os.cpu_count() or 1
+    return min(cores, len(parts))
+
+
+def _ignore_sigint() -> None:
+    """Ctrl-C is the parent's to handle (its `KeyboardInterrupt` shuts the pool down), with no traceback from each."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _settings_key(settings: Settings) -> str:
