@@ -61,14 +61,14 @@ def measure_one(mix: str, games: int, workers: int, out: Path) -> dict:
     report = run_experiment(exp, out, workers=workers, overwrite=True, progress=False)
     wall = time.perf_counter() - t0
     run_ru = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)  # the workers' (the summary may fork processes of its own)
     run_maxrss = run_ru.ru_maxrss * 1024
+    stop.set()  # before the summary: with another thread running, it would not fork its luck processes (luck.py)
+    sampler.join()
     t1 = time.perf_counter()
     run_summary(out)  # the summary the CLI prints: reads the games table back
     summary_s = time.perf_counter() - t1
-    stop.set()
-    sampler.join()
     self_ru = resource.getrusage(resource.RUSAGE_SELF)
-    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
     size = sum(f.stat().st_size for f in out.rglob("*.parquet"))
     n = len(samples)
     return {
