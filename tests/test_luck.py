@@ -430,13 +430,12 @@ def test_a_damaged_seats_part_leaves_its_games_out_and_a_folder_without_luck_mak
 
 
 LUCK_IN_PROCESSES = """
-import sys, threading
+import resource, sys, threading
 from pathlib import Path
 from treasure_sim.run.store import read_manifest
 from treasure_sim.study import luck
 path = Path(sys.argv[1])
-manifest = read_manifest(path)
-parts = [p for p in manifest.parts if p.file("seats") is not None]
+parts = [p for p in read_manifest(path).parts if p.file("seats") is not None]
 luck.PARALLEL_HANDS = 1
 workers = luck._luck_workers(parts)
 stop = threading.Event()
@@ -445,23 +444,57 @@ other.start()
 with_thread = luck._luck_workers(parts)
 stop.set()
 other.join()
+children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime
+(path / luck.CACHE_FILE).unlink(missing_ok=True)
+forked = luck.folder_luck(path)
+children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime - children
 luck.PARALLEL_HANDS = 10**9
 few_hands = luck._luck_workers(parts)
-forked = list(luck._part_lucks(path, parts, manifest.rules, manifest.seed, luck.Settings(), 2))
-here = list(luck._part_lucks(path, parts, manifest.rules, manifest.seed, luck.Settings(), 1))
-same = all(a.equals(b) for a, b in zip(forked, here, strict=True))
-print(len(parts), workers, with_thread, few_hands, same, sum(len(a) for a in here))
+(path / luck.CACHE_FILE).unlink(missing_ok=True)
+here = luck.folder_luck(path)
+print(len(parts), workers, with_thread, few_hands, forked.equals(here), len(here), children)
 """
 
 
-def test_the_luck_computed_in_forked_processes_is_the_luck_computed_here(runs):
+def test_the_luck_computed_in_forked_processes_is_the_luck_computed_here(runs, tmp_path):
     """Big folders' luck is computed in a process per core (the luck of 1,500 games of random bots: 70 s to 36 s on 2
-    cores), part by part: the same values as in one process. It forks only where that is safe (no other thread)
-    and worth it (enough hands). In a fresh interpreter: this test process has pytest's threads."""
-    proc = subprocess.run([sys.executable, "-c", LUCK_IN_PROCESSES, str(runs[0])], capture_output=True, text=True,
+    cores), part by part: the same values as in one process, and the work is done by the children. It forks only
+    where that is safe (no other thread) and worth it (enough hands). In a fresh interpreter: this test process has
+    pytest's threads."""
+    import shutil
+
+    copy = tmp_path / "run"
+    shutil.copytree(runs[0], copy)
+    proc = subprocess.run([sys.executable, "-c", LUCK_IN_PROCESSES, str(copy)], capture_output=True, text=True,
                           timeout=300)
     assert proc.returncode == 0, proc.stderr
-    parts, workers, with_thread, few_hands, same, rows = proc.stdout.split()
+    parts, workers, with_thread, few_hands, same, rows, children = proc.stdout.split()
     cores = min(len(os.sched_getaffinity(0)), int(parts))
     assert int(parts) >= 2 and int(workers) == cores and with_thread == few_hands == "1"
     assert same == "True" and int(rows) > 0
+    assert cores < 2 or float(children) > 0  # the children did the work
+
+
+def test_a_damaged_part_is_named_at_once_and_left_out_only_when_allowed(runs, tmp_path, monkeypatch):
+    """A part that cannot be read intact raises the store's `DamagedResults`, naming the problem as its read found it
+    (not read a second time); with ``allow_damaged``, its deals are listed and left out."""
+    import shutil
+
+    from treasure_sim.run.store import DamagedResults
+
+    copy = tmp_path / "run"
+    shutil.copytree(runs[0], copy)
+    (copy / luck.CACHE_FILE).unlink(missing_ok=True)
+    real = luck._part_tables
+    bad = sorted(p.name for p in luck.read_manifest(copy).parts)[1]
+
+    def damaged_once(path, part):
+        if part.name == bad:
+            raise DamagedResults(path, [f"seats/{part.name}: changed since it was written"])
+        return real(path, part)
+
+    monkeypatch.setattr(luck, "_part_tables", damaged_once)
+    with pytest.raises(DamagedResults, match=f"seats/{bad}: changed"):
+        luck.folder_luck(copy)
+    out = luck.folder_luck(copy, allow_damaged=True)
+    assert len(out.attrs["damaged_deals"]) == 1 and len(out)

@@ -22,9 +22,11 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import closing
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -381,14 +383,14 @@ def folder_luck(path: str | Path, settings: Settings = Settings(), allow_damaged
     frames = [cached[cached["part"].isin(set(key.values()))]] if len(cached) else []
     damaged = []
     work = [p for p in parts if p.name in todo]
-    lucks = _part_lucks(path, work, manifest.rules, manifest.seed, settings, _luck_workers(work))
-    for part, luck in zip(work, lucks, strict=True):
-        if luck is None:  # it could not be read intact
-            if not allow_damaged:
-                _part_tables(path, part)  # raises `DamagedResults`, naming what is wrong
-            damaged.append((part.first_deal, part.end_deal))
-            continue
-        frames.append(luck.assign(part=key[part.name]))
+    with closing(_part_lucks(path, work, manifest.rules, manifest.seed, settings, _luck_workers(work))) as lucks:
+        for part, luck in zip(work, lucks, strict=True):  # closed on an error: its processes stop at once
+            if isinstance(luck, tuple):  # what is wrong with the part: it could not be read intact
+                if not allow_damaged:
+                    raise DamagedResults(path, luck)
+                damaged.append((part.first_deal, part.end_deal))
+                continue
+            frames.append(luck.assign(part=key[part.name]))
     if len(todo) > len(damaged):
         _write_cache(path / CACHE_FILE, pd.concat(frames, ignore_index=True), settings_key)
     columns = ["game_id", "seat", *LUCK_COLUMNS, "luck"]
@@ -403,18 +405,19 @@ def _part_tables(path: Path, part: Part) -> dict[str, pa.Table]:
             ("seats", SEAT_COLUMNS), ("mixed", MIXED_COLUMNS)) if part.file(t) is not None}
 
 
-def _part_luck(path: Path, part: Part, rules: dict, seed: int | None, settings: Settings) -> pd.DataFrame | None:
-    """One part's `game_luck`, or None if it cannot be read intact."""
+def _part_luck(path: Path, part: Part, rules: dict, seed: int | None,
+               settings: Settings) -> pd.DataFrame | tuple[str, ...]:
+    """One part's `game_luck`, or what is wrong with it (`DamagedResults.problems`) if it cannot be read intact."""
     try:
         tables = _part_tables(path, part)
-    except DamagedResults:
-        return None
+    except DamagedResults as damaged:
+        return damaged.problems
     h = build(tables["seats"], tables["hands"], tables["games"], rules, seed, tables.get("mixed"))
     return game_luck(h, hand_events(h, settings))
 
 
 def _part_lucks(path: Path, parts: list[Part], rules: dict, seed: int | None, settings: Settings,
-                workers: int = 1) -> Iterator[pd.DataFrame | None]:
+                workers: int = 1) -> Generator[pd.DataFrame | tuple[str, ...], None, None]:
     """`_part_luck` of each part, in order; with ``workers`` > 1, in as many forked processes (each part's luck is
     its own: its deals' shuffles are keyed by the deal, so the same values come out either way)."""
     if workers < 2:
@@ -432,13 +435,14 @@ def _part_lucks(path: Path, parts: list[Part], rules: dict, seed: int | None, se
 
 def _luck_workers(parts: list[Part]) -> int:
     """Processes to compute the luck of ``parts`` in: one per core when they hold `PARALLEL_HANDS` hands or more, and
-    this process can fork safely: on a platform that forks, with no other thread but tqdm's monitor (a fork copies
-    the locks other threads hold, and a child that needs one would wait for ever; the monitor takes only tqdm's own,
-    which the children never use; spawning instead would run an unguarded script's ``__main__`` again in every
-    child). Else 1: here."""
+    this process can fork: on Linux, with no other start method chosen, not itself a daemonic worker (which may not
+    have children), and with no Python thread but tqdm's monitor running. A fork copies the locks other threads hold,
+    and a child that needs one would wait for ever; the monitor's (tqdm's, its bar's stream) are never taken by the
+    children. Spawning instead would run an unguarded script's ``__main__`` again in every child. Else 1: here."""
     me = threading.current_thread()
-    if multiprocessing.get_start_method() != "fork" or len(parts) < 2 or not all(
-            t is me or t.name == "tqdm_monitor" for t in threading.enumerate()):
+    if (sys.platform != "linux" or multiprocessing.get_start_method(allow_none=True) not in (None, "fork")
+            or multiprocessing.current_process().daemon or len(parts) < 2
+            or not all(t is me or t.name == "tqdm_monitor" for t in threading.enumerate())):
         return 1
     if sum(f.rows for f in (p.file("hands") for p in parts) if f is not None) < PARALLEL_HANDS:
         return 1
