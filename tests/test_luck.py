@@ -488,12 +488,12 @@ def test_a_damaged_part_is_named_at_once_and_left_out_only_when_allowed(runs, tm
     real = luck._part_tables
     bad = sorted(p.name for p in luck.read_manifest(copy).parts)[1]
 
-    def damaged_once(path, part):
+    def damaged_always(path, part):
         if part.name == bad:
             raise DamagedResults(path, [f"seats/{part.name}: changed since it was written"])
         return real(path, part)
 
-    monkeypatch.setattr(luck, "_part_tables", damaged_once)
+    monkeypatch.setattr(luck, "_part_tables", damaged_always)
     with pytest.raises(DamagedResults, match=f"seats/{bad}: changed"):
         luck.folder_luck(copy)
     out = luck.folder_luck(copy, allow_damaged=True)

@@ -446,11 +446,7 @@ def _luck_workers(parts: list[Part]) -> int:
         return 1
     if sum(f.rows for f in (p.file("hands") for p in parts) if f is not None) < PARALLEL_HANDS:
         return 1
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        cores = os.cpu_count() or 1
-    return min(cores, len(parts))
+    return min(len(os.sched_getaffinity(0)), len(parts))  # the cores this process may use (Linux, checked above)
 
 
 def _ignore_sigint() -> None:
