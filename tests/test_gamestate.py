@@ -115,7 +115,8 @@ def test_a_driver_told_every_decision_plays_the_same_games_and_tells_what_a_step
 
 def zone_views(table) -> tuple:
     """What the table derives from its zones for observations, the evaluator and the Treasure steps."""
-    return table.zone_tuples, table.zone_names, table.wilds, list(table.suits_held), list(table._tuples)
+    return (table.zone_tuples, table.zone_names, table.wilds, list(table.suits_held), list(table._tuples),
+            [[table.zone_suit(s, suit) for suit in range(4)] for s in range(table.n)])
 
 
 def rebuilt_zone_views(table) -> tuple:

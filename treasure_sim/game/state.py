@@ -52,14 +52,14 @@ class Table:
 
     The deck and the zones change only through the methods here, so every card stays accounted for.
     The zones are read far more often than they change (every observation shows them), so each change
-    rebuilds their snapshots at once: ``zone_tuples`` (for bots), ``zone_names`` (for records) and
-    ``wilds`` (each seat's Clubs ranks).
+    updates their snapshots at once: ``zone_tuples`` (for bots), ``zone_names`` (for records), ``wilds`` (each
+    seat's Clubs ranks), ``suits_held`` and each seat's cards of each suit (`zone_suit`).
     """
 
-    __slots__ = ("_after", "_clubs", "_deck", "_names", "_outside", "_remove_spent", "_tuples", "_wilds", "ante",
-                 "bot_rules", "dealer", "full_deck", "hand_no", "money", "n", "nobody", "orders", "out", "removed",
-                 "restricted", "rules", "showdowns", "suits_held", "treasures", "values", "wilds", "zone_names",
-                 "zone_tuples")
+    __slots__ = ("_after", "_by_suit", "_clubs", "_deck", "_names", "_outside", "_remove_spent", "_tuples", "_wilds",
+                 "ante", "bot_rules", "dealer", "full_deck", "hand_no", "money", "n", "nobody", "orders", "out",
+                 "removed", "restricted", "rules", "showdowns", "suits_held", "treasures", "values", "wilds",
+                 "zone_names", "zone_tuples")
 
     def __init__(self, n: int, rules: RuleSet, full_deck: tuple[int, ...], money: list[int],
                  treasures: list[list[int]], dealer: int,
@@ -92,6 +92,7 @@ class Table:
         self._tuples: list[tuple[int, ...]] = [()] * n
         self._names: list[tuple[str, ...]] = [()] * n
         self._wilds = [0] * n
+        self._by_suit: list[list[tuple[int, ...]]] = [[(), (), (), ()] for _ in range(n)]  # per seat and suit, in order
         self.zone_tuples: tuple[tuple[int, ...], ...] = ()
         self.zone_names: tuple[tuple[str, ...], ...] = ()
         self.wilds: tuple[int, ...] = ()
@@ -107,6 +108,7 @@ class Table:
         for name in ("_deck", "_names", "_outside", "_tuples", "_wilds", "money", "out", "removed", "suits_held"):
             setattr(new, name, list(getattr(self, name)))
         new.treasures = [list(z) for z in self.treasures]
+        new._by_suit = [list(suits) for suits in self._by_suit]
         return new
 
     # ----- the deck ----------------------------------------------------------------------------------
@@ -167,32 +169,52 @@ class Table:
 
     # ----- the Treasure Zones ------------------------------------------------------------------------
     def add_treasure(self, seat: int, card: int) -> None:
-        self.treasures[seat].append(card)
         self._outside.remove(card)
-        self._tuples[seat] += (card,)  # `_zones_changed(seat)` for one card more: its views extended, not rebuilt
-        self._names[seat] += (NAMES[card],)
-        self.suits_held[seat] |= _SUIT_BIT[card]
-        if self._clubs[seat]:
-            self._wilds[seat] |= _CLUB_RANK_BIT[card]
-        self.zone_tuples, self.zone_names, self.wilds = tuple(self._tuples), tuple(self._names), tuple(self._wilds)
+        self._put(seat, card)
+        self._publish()
 
     def remove_treasure(self, seat: int, card: int) -> None:
-        self.treasures[seat].remove(card)
+        self._take(seat, card)
         insort(self._outside, card)
-        self._zones_changed(seat)
+        self._publish()
 
     def steal(self, thief: int, diamond: int, victim: int, card: int) -> None:
         """Step 16: ``thief``'s Diamond to the bottom of the deck (or out of the game, when the rules say so),
         ``card`` from ``victim``'s zone to its own."""
-        self.treasures[thief].remove(diamond)
+        self._take(thief, diamond)
         if self._remove_spent:
             self.removed.append(diamond)  # never back in the deck: not in ``_outside``
         else:
             insort(self._outside, diamond)
             self.put_under(diamond)
-        self.treasures[victim].remove(card)
-        self.treasures[thief].append(card)
-        self._zones_changed(thief, victim)
+        self._take(victim, card)
+        self._put(thief, card)
+        self._publish()
+
+    # A card in or out of a zone updates the zone's views in place (a zone holds up to dozens of cards, changed a card
+    # at a time): `_zones_changed` rebuilds them from the zones, as a test checks these updates do.
+    def _put(self, seat: int, card: int) -> None:
+        self.treasures[seat].append(card)
+        self._tuples[seat] += (card,)
+        self._names[seat] += (NAMES[card],)
+        self._by_suit[seat][SUIT[card]] += (card,)
+        self.suits_held[seat] |= _SUIT_BIT[card]
+        if self._clubs[seat]:
+            self._wilds[seat] |= _CLUB_RANK_BIT[card]
+
+    def _take(self, seat: int, card: int) -> None:
+        zone = self.treasures[seat]
+        i = zone.index(card)
+        del zone[i]
+        held, names, by_suit, suit = self._tuples[seat], self._names[seat], self._by_suit[seat], SUIT[card]
+        self._tuples[seat], self._names[seat] = held[:i] + held[i + 1:], names[:i] + names[i + 1:]
+        by_suit[suit] = tuple([c for c in by_suit[suit] if c != card])  # at most 13
+        if not by_suit[suit]:
+            self.suits_held[seat] &= ~_SUIT_BIT[card]
+        self._wilds[seat] &= ~_CLUB_RANK_BIT[card]  # one Clubs card per rank: its rank is no longer wild here
+
+    def _publish(self) -> None:
+        self.zone_tuples, self.zone_names, self.wilds = tuple(self._tuples), tuple(self._names), tuple(self._wilds)
 
     def _zones_changed(self, *seats: int) -> None:
         clubs = self._clubs
@@ -200,23 +222,20 @@ class Table:
             zone = self.treasures[seat]
             self._tuples[seat] = tuple(zone)
             self._names[seat] = tuple([NAMES[c] for c in zone])
+            by_suit: list[list[int]] = [[], [], [], []]
             wild = suits = 0
             for c in zone:
+                by_suit[SUIT[c]].append(c)
                 suits |= _SUIT_BIT[c]
                 wild |= _CLUB_RANK_BIT[c]
+            self._by_suit[seat] = [tuple(cards) for cards in by_suit]
             self._wilds[seat] = wild if clubs[seat] else 0
             self.suits_held[seat] = suits
-        self.zone_tuples, self.zone_names, self.wilds = tuple(self._tuples), tuple(self._names), tuple(self._wilds)
-
-    def zones(self) -> tuple[tuple[int, ...], ...]:
-        """The Treasure Zones as tuples."""
-        return self.zone_tuples
+        self._publish()
 
     def zone_suit(self, seat: int, suit: int) -> list[int]:
         """``seat``'s Treasures of one suit (zones never hold a Joker)."""
-        if not self.suits_held[seat] >> suit & 1:
-            return []
-        return [c for c in self.treasures[seat] if SUIT[c] == suit]
+        return list(self._by_suit[seat][suit])
 
     def after(self, order: list[int]) -> dict[int, list[int]]:
         """Per seat of ``order`` (a hand's turn order), everyone else in it, from the next seat round (kept)."""
@@ -225,10 +244,6 @@ class Table:
         if rotations is None:
             rotations = self._after[key] = {s: order[k + 1:] + order[:k] for k, s in enumerate(order)}
         return rotations
-
-    def turn_order(self, dealer: int) -> list[int]:
-        """Every seat, starting left of the dealer and going round once."""
-        return list(self.orders[dealer])
 
     def wild_mask(self, seat: int) -> int:
         """Ranks wild for ``seat``: one bit per Clubs Treasure in its zone (when Clubs are on and it may use them)."""
