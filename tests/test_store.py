@@ -438,8 +438,9 @@ def _every_instant(init):
 
 def test_run_logging_closes_without_waiting_out_its_readers_poll(tmp_path):
     """multiprocessing-logging's reader waits up to 0.2 s for a record before it looks whether its handler was
-    closed, and every run waited that out at its end. Closing now wakes it with a record of nothing, which no
-    handler writes: the reader's wait never runs out once the handler is closed, and run.log holds what was logged."""
+    closed, and every run waited that out at its end. Closing now sends a record of nothing, which no handler
+    writes, and the reader stops at it: no wait of the reader's runs out once the handler is closed, and run.log
+    holds what was logged."""
     import logging
     import queue
     import time
@@ -468,6 +469,37 @@ def test_run_logging_closes_without_waiting_out_its_readers_poll(tmp_path):
     assert not timed_out_closed
     assert not any(h._receive_thread.is_alive() for h in handlers)
     assert [line.endswith("the one record") for line in path.read_text().splitlines()] == [True]
+
+
+def test_run_logging_closes_after_a_worker_died_with_a_record_unsent(tmp_path):
+    """A worker killed while a record it logged is still in its buffer (Ctrl-C, a crash) counted that record in the
+    queue for good, and the library's reader, which stops once the count is zero, never stopped: each close waited
+    out its 5 s join and left the reader running. The reader now stops at the record closing sends."""
+    import logging
+    import multiprocessing
+    import os
+
+    import multiprocessing_logging
+
+    from treasure_sim.run.backends import run_logging
+
+    def log_and_die() -> None:
+        for handler in logging.getLogger("treasure_sim").handlers:  # the record stays in this process's buffer
+            handler.queue._start_thread = lambda: None
+        logging.getLogger("treasure_sim.test").warning("never sent")
+        os._exit(0)
+
+    path = tmp_path / "run.log"
+    with run_logging(path, multiprocess=True):
+        logger = logging.getLogger("treasure_sim")
+        handlers = [h for h in logger.handlers if isinstance(h, multiprocessing_logging.MultiProcessingHandler)]
+        worker = multiprocessing.get_context("fork").Process(target=log_and_die)
+        worker.start()
+        worker.join()
+        assert worker.exitcode == 0 and all(h.queue.qsize() == 1 for h in handlers)  # counted, never to come
+        logging.getLogger("treasure_sim.test").warning("after the worker")
+    assert not any(h._receive_thread.is_alive() for h in handlers)
+    assert [line.endswith("after the worker") for line in path.read_text().splitlines()] == [True]
 
 
 def test_run_logging_cleans_up_every_step_when_one_fails(tmp_path, monkeypatch):

@@ -287,14 +287,29 @@ class _RunLog(logging.FileHandler):
 
 
 def _prompt_handler_class() -> Any:
-    """multiprocessing-logging's handler, closed at once. Its thread that reads the queue looks whether the
-    handler is closed only between records, waiting up to 0.2 s for one: every run waited that long at its end,
-    once per handler (run.log's, then the console's; up to 0.4 s of a 7 s run). Closing it sends a record that
-    says nothing (`_WAKE`; our handlers skip it), so the reader sees at once that it is closed."""
+    """multiprocessing-logging's handler, closed at once. Closing sends a record that says nothing (`_WAKE`), and the
+    handler's reader stops when that record comes: every record written before it has been handled. The library's
+    reader instead stopped once the queue's count of records was zero, looking only between records, and waited up
+    to 0.2 s for one: every run waited that long at its end, once per handler (run.log's, then the console's; up to
+    0.4 s of a 7 s run). And a worker killed while a record it logged was still in its buffer (Ctrl-C, a crash) left
+    that count above zero for good: closing then waited out its 5 s join, once per handler."""
     import multiprocessing_logging
 
     class _PromptHandler(multiprocessing_logging.MultiProcessingHandler):
         _is_closed: bool
+
+        def _receive(self) -> None:
+            queue, handler = self.queue, self.sub_handler  # both set before the library starts this reader
+            while True:
+                try:
+                    record = queue.get()
+                except (EOFError, OSError):  # the queue is gone
+                    break
+                if getattr(record, _WAKE, False):  # closed: whatever was written before it has been read
+                    break
+                handler.emit(record)
+            queue.close()
+            queue.join_thread()
 
         def close(self) -> None:
             if not all(hasattr(self, a) for a in ("_is_closed", "_receive_thread", "queue", "sub_handler")):
@@ -302,9 +317,9 @@ def _prompt_handler_class() -> Any:
                 return
             if self._is_closed:
                 return
-            self._is_closed = True  # read by the reader before each wait
+            self._is_closed = True
             self.queue.put_nowait(logging.makeLogRecord({"msg": "", _WAKE: True}))
-            self._receive_thread.join(5.0)  # it drains the queue, then stops
+            self._receive_thread.join(5.0)  # it handles the records written before the wake, then stops
             self.sub_handler.close()
             logging.Handler.close(self)
 
