@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from treasure_sim import RuleSet
+from treasure_sim.game.rules import LENGTH_KNOBS
 
 # the rulings (seeds/rulings.md), field by field: the default and every other value the rulings allow.
 RULES_MD = {
@@ -114,6 +115,20 @@ def test_dict_and_json_round_trip(rules):
     assert RuleSet.from_dict(data) == rules
     assert RuleSet.from_dict(json.loads(json.dumps(data))) == rules
     assert rules.replace() == rules and hash(rules) == hash(RuleSet.from_dict(data))
+
+
+@given(rulesets)
+def test_the_dict_and_the_copy_are_the_dataclass_s_own(rules):
+    """`to_dict` and `copy` skip dataclasses' deep copies (every field is an int, str or bool): the dict is
+    `dataclasses.asdict`'s, in field order, with only the game-length knobs off their defaults dropped; the copy is
+    a separate RuleSet with every field the same object."""
+    default = RuleSet()
+    oracle = {name: value for name, value in dataclasses.asdict(rules).items()
+              if name not in LENGTH_KNOBS or value != getattr(default, name)}
+    assert list(rules.to_dict().items()) == list(oracle.items())
+    twin = rules.copy()
+    assert twin == rules and twin is not rules
+    assert all(getattr(twin, name) is getattr(rules, name) for name in RuleSet.fields())
 
 
 def test_replace_validates():
