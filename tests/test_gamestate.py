@@ -13,9 +13,9 @@ from scipy import stats
 
 from treasure_sim import Action, GameState, IllegalAnswer, Mixed, RuleSet, Steal, load_strategy, play_game
 from treasure_sim.game.cards import make_deck, parse_card
+from treasure_sim.game.observe import observe, observe_between
 from treasure_sim.game.questions import QUESTIONS
 from treasure_sim.game.seeding import derive, root_key
-from treasure_sim.game.state import observe, observe_between
 
 METHOD_ARGS = {"bet": (), "keep_playing": (), "spades": (), "hearts": ()}
 

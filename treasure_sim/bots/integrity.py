@@ -48,7 +48,8 @@ __all__ = ["Tampering", "check_game_end", "check_hand", "engine_tampered"]
 
 WATCHED = MappingProxyType({
     "game": ("gamestate", "questions", "betting_steps", "treasure_steps", "evaluator", "_eval_tables", "betting",
-             "powers", "state", "answers", "history", "cards", "strategy", "rules", "seeding", "scenario", "resample"),
+             "powers", "state", "observe", "answers", "history", "cards", "strategy", "rules", "seeding", "scenario",
+             "resample"),
     "bots": ("driver", "seats", "timeouts", "integrity")})
 """The modules of ``treasure_sim.game`` and ``treasure_sim.bots`` whose globals (and the methods of the classes they
 define) are watched: the rules and the code that asks bots."""

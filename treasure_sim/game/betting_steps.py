@@ -22,8 +22,9 @@ import numpy as np
 
 from .betting import BetLimits, bet_limits
 from .history import MixedDecision
+from .observe import observe
 from .questions import Decision, bet_total
-from .state import DeckEmpty, observe
+from .state import DeckEmpty
 from .strategy import CALL, CHECK, FOLD, RAISE, Action, Observation
 from .treasure_steps import TreasureSteps
 

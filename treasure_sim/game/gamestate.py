@@ -31,19 +31,13 @@ from .betting import BetLimits, split_pots, uncalled_bet
 from .betting_steps import BettingSteps
 from .cards import make_deck
 from .history import HandRecord, ShownHand, name_quintet
+from .observe import observe, observe_between
 from .powers import Restrict, barred_seats, check_restrict
 from .questions import QUESTIONS, Decision, IllegalAnswer, check_answer, plain_bet
 from .rules import RuleSet
 from .scenario import check_money, check_stacked_deck, check_treasures
 from .seeding import as_seed_sequence, derive, root_key
-from .state import (
-    DeckEmpty,
-    Hand,
-    Table,
-    names,
-    observe,
-    observe_between,
-)
+from .state import DeckEmpty, Hand, Table, names
 from .strategy import Observation
 
 __all__ = ["Decision", "GameState", "IllegalAnswer"]

@@ -1,4 +1,4 @@
-"""The state of a game: the table between hands, the hand in progress, and snapshots of it for bots."""
+"""The state of a game: the table between hands and the hand in progress (what a seat sees of it: `observe`)."""
 
 from __future__ import annotations
 
@@ -12,13 +12,11 @@ import numpy as np
 from .cards import CLUBS, RANK_BIT, SUIT, format_card, value_of
 from .history import ActionEvent, HandRecord, MixedDecision, PotResult, ShownHand, StealEvent
 from .rules import RuleSet
-from .strategy import Observation
 
 NAMES = tuple(format_card(c) for c in range(54))
 """Card names by id, for records built on the hot path (``NAMES[c]`` beats ``format_card``)."""
 
-_new_observation = tuple.__new__  # Observation(*values) checks arity; the engine builds them in field order
-_new_event = tuple.__new__  # the same for ActionEvent and HandRecord
+_new_event = tuple.__new__  # ActionEvent(...) and HandRecord(...) check arity; the engine builds them in order
 _SUIT_BIT = tuple(1 << s for s in SUIT[:52])  # per card id: its suit's bit in ``Table.suits_held``
 _CLUB_RANK_BIT = tuple(RANK_BIT[c] if SUIT[c] == CLUBS else 0 for c in range(52))  # a Clubs card's rank bit, else 0
 _VALUES = MappingProxyType({ace: tuple(value_of(c, ace) for c in range(52)) for ace in (1, 14)})
@@ -456,60 +454,3 @@ class Hand:
             names(removed[self.removed_before:]) if len(removed) > self.removed_before else (),
             tuple(self.mixed),
         ))
-
-
-def observe(table: Table, hand: Hand, seat: int, phase: str, to_call: int = 0, min_raise_to: int = 0,
-            max_raise_to: int = 0, legal: tuple[str, ...] = ()) -> Observation:
-    """A snapshot for ``seat``: only what rulings §10 allows, sharing nothing mutable.
-
-    Built positionally in ``Observation`` field order: one is made per decision, so it is hot. Every
-    field is an immutable value; the per-seat tuples are rebuilt from the hand's lists.
-    """
-    money, bets, committed, folded, all_in = hand._view or hand.view(table)
-    return _new_observation(Observation, (
-        phase,
-        seat,
-        table.n,
-        table.hand_no,
-        table.dealer,
-        hand.hands[seat],
-        hand.shared,
-        hand.new_treasure,
-        table.zone_tuples,
-        money,
-        bets,
-        committed,
-        hand.pot,
-        folded,
-        hand.in_hand,
-        all_in,
-        len(table._deck),
-        hand.round,
-        to_call,
-        min_raise_to,
-        max_raise_to,
-        legal,
-        hand.actions,
-        hand.last_folder,
-        table.wilds[seat],
-        table.showdowns,
-        hand.revealed_hands(table) if hand.revealed else table.nobody,
-        table.bot_rules[seat],
-        table.restricted[seat],
-    ))
-
-
-def observe_between(table: Table, voters: Sequence[int]) -> list[Observation]:
-    """Before a hand (the vote to go on): what each of ``voters`` sees, no hand in progress."""
-    n = table.n
-    in_hand = tuple([not o for o in table.out])
-    zeros = (0,) * n
-    money = tuple(table.money)
-    base = ["keep_playing", 0, n, table.hand_no, table.dealer, (), (), None, table.zone_tuples, money, zeros,
-            zeros, 0, (False,) * n, in_hand, tuple([in_hand[s] and not money[s] for s in range(n)]),
-            len(table._deck), 0, 0, 0, 0, (), (), None, 0, table.showdowns, table.nobody, None, ()]
-    views = []
-    for seat in voters:
-        base[1], base[24], base[27], base[28] = seat, table.wilds[seat], table.bot_rules[seat], table.restricted[seat]
-        views.append(_new_observation(Observation, base))
-    return views
