@@ -335,6 +335,47 @@ def test_sigterm_stops_a_run_like_ctrl_c(tmp_path):
     assert report.status == "complete" and report.games_done == 450
 
 
+STOPPED_MID_RESULT = textwrap.dedent("""
+    import multiprocessing, os, struct, sys, time
+    from treasure_sim.run import backends
+    from treasure_sim.run.execute import run_experiment
+    from treasure_sim.run.experiment import parse_toml
+
+    def writes_half_a_result(task):
+        result_queue = multiprocessing.current_process()._args[1]  # concurrent.futures' _process_worker arguments
+        os.write(result_queue._writer.fileno(), struct.pack("!i", 1000) + b"part")  # 1,000 bytes said, 4 sent
+        open(sys.argv[2], "a").close()
+        time.sleep(120)
+
+    backends.run_task = writes_half_a_result  # what ProcessBackend submits
+    report = run_experiment(parse_toml(sys.stdin.read()), sys.argv[1], workers=2, progress=False)
+""")
+
+
+def test_a_run_stopped_while_a_worker_writes_a_result_ends(tmp_path):
+    """Workers stopped (SIGTERM, Ctrl-C) while one wrote a result left part of it in the pool's result pipe, and the
+    pool's reader waited for the rest for ever: the run never ended. Here every task writes part of a result and
+    waits; the run stopped by SIGTERM must end, as interrupted."""
+    out, started = tmp_path / "out", tmp_path / "started"
+    proc = subprocess.Popen([sys.executable, "-c", STOPPED_MID_RESULT, str(out), str(started)],
+                            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True)
+    assert proc.stdin is not None
+    proc.stdin.write(CONFIG)
+    proc.stdin.close()
+    deadline = time.monotonic() + 60
+    while not started.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert started.exists()
+    time.sleep(0.2)  # the pool's reader is in the middle of the partial result
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise
+    assert read_manifest(out).status == "interrupted"
+
+
 DIES_HOLDING_THE_LOG_LOCK = textwrap.dedent("""
     import logging, os, signal, sys
     from multiprocessing_logging import MultiProcessingHandler

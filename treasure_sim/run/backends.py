@@ -177,10 +177,18 @@ class ProcessBackend:
 
 
 def _stop(pool: ProcessPoolExecutor) -> None:
-    """Stop at once: tasks still running are lost anyway (the parent writes only whole tasks)."""
+    """Stop at once: tasks still running are lost anyway (the parent writes only whole tasks).
+
+    A worker stopped while it wrote a result leaves part of it in the pool's result pipe, and the pool's thread
+    reading that pipe waited for the rest for ever: the parent holds the pipe's write end too, so the read never
+    ended (4 of 31 runs stopped by SIGTERM with both cores busy hung so). With the parent's end closed, the read
+    ends once the stopped workers are gone, the pool counts as broken, and the shutdown below returns."""
     for proc in list((getattr(pool, "_processes", None) or {}).values()):  # no public terminate before 3.14
         if proc.is_alive():
             proc.terminate()
+    writer = getattr(getattr(pool, "_result_queue", None), "_writer", None)  # nothing writes results from here
+    if writer is not None:
+        writer.close()
     pool.shutdown(wait=True, cancel_futures=True)
 
 
