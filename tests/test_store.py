@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import random
 import signal
@@ -352,6 +353,8 @@ STOPPED_MID_RESULT = textwrap.dedent("""
 """)
 
 
+@pytest.mark.skipif(multiprocessing.get_all_start_methods()[0] != "fork",
+                    reason="the task swapped in here reaches the workers only where they are forked (the default)")
 def test_a_run_stopped_while_a_worker_writes_a_result_ends(tmp_path):
     """Workers stopped (SIGTERM, Ctrl-C) while one wrote a result left part of it in the pool's result pipe, and the
     pool's reader waited for the rest for ever: the run never ended. Here every task writes part of a result and
@@ -541,6 +544,30 @@ def test_run_logging_closes_after_a_worker_died_with_a_record_unsent(tmp_path):
         logging.getLogger("treasure_sim.test").warning("after the worker")
     assert not any(h._receive_thread.is_alive() for h in handlers)
     assert [line.endswith("after the worker") for line in path.read_text().splitlines()] == [True]
+
+
+def test_run_logging_reads_on_when_a_forked_process_closes_its_copy(tmp_path):
+    """A forked process (a worker, a game process) whose code closes the handlers it inherited (``logging.shutdown``,
+    ``logging.config.dictConfig``) sends its own wake record into the shared queue: the parent's reader skips it
+    and goes on reading. (Stopping at any wake lost every later record, and the run's close then raised.)"""
+    import logging
+    import multiprocessing
+
+    from treasure_sim.run.backends import run_logging
+
+    path, log = tmp_path / "run.log", logging.getLogger("treasure_sim.test")
+    fork = multiprocessing.get_context("fork")
+    with run_logging(path, multiprocess=True):
+        log.warning("before the child")
+        child = fork.Process(target=logging.shutdown)
+        child.start()
+        child.join()
+        log.warning("after the child, parent")
+        worker = fork.Process(target=log.warning, args=("after the child, worker",))
+        worker.start()
+        worker.join()
+    assert [line.rpartition(": ")[2] for line in path.read_text().splitlines()] == [
+        "before the child", "after the child, parent", "after the child, worker"]
 
 
 def test_run_logging_cleans_up_every_step_when_one_fails(tmp_path, monkeypatch):

@@ -271,7 +271,8 @@ def make_backend(executor: str, workers: int, scheduler: str | None = None) -> P
 
 # ----- logging -------------------------------------------------------------------------------------------
 _WAKE = "treasure_sim_wake"
-"""A record with this attribute set says nothing: it wakes a closing `_PromptHandler`'s reader."""
+"""A record with this attribute (the pid of the process that closes) says nothing: it stops a `_PromptHandler`'s
+reader."""
 
 
 class _TqdmHandler(logging.StreamHandler):
@@ -295,38 +296,50 @@ class _RunLog(logging.FileHandler):
 
 
 def _prompt_handler_class() -> Any:
-    """multiprocessing-logging's handler, closed at once. Closing sends a record that says nothing (`_WAKE`), and the
-    handler's reader stops when that record comes: every record written before it has been handled. The library's
-    reader instead stopped once the queue's count of records was zero, looking only between records, and waited up
-    to 0.2 s for one: every run waited that long at its end, once per handler (run.log's, then the console's; up to
-    0.4 s of a 7 s run). And a worker killed while a record it logged was still in its buffer (Ctrl-C, a crash) left
-    that count above zero for good: closing then waited out its 5 s join, once per handler."""
+    """multiprocessing-logging's handler, closed at once. Closing sends a record that says nothing (`_WAKE`, with the
+    closing process's pid), and the handler's reader stops when that record comes: every record this process wrote
+    before it has been handled, and every record of a worker that ended before it (a run closes its logging only once
+    its workers are gone). A wake from another process (a forked worker or game process whose code closed its copy of
+    the handler: ``logging.shutdown``, ``logging.config.dictConfig``) is skipped. The library's reader instead stopped
+    once the queue's count of records was zero, looking only between records, and waited up to 0.2 s for one: every
+    run waited that long at its end, once per handler (run.log's, then the console's; up to 0.4 s of a 7 s run). And
+    a worker killed while a record it logged was still in its buffer (Ctrl-C, a crash) left that count above zero for
+    good: closing then waited out its 5 s join, once per handler."""
     import multiprocessing_logging
 
     class _PromptHandler(multiprocessing_logging.MultiProcessingHandler):
         _is_closed: bool
 
+        def _ours(self) -> bool:
+            """The library still has what this class relies on (else its own reader and close are used)."""
+            return all(hasattr(self, a) for a in ("_is_closed", "_receive_thread", "queue", "sub_handler"))
+
         def _receive(self) -> None:
-            queue, handler = self.queue, self.sub_handler  # both set before the library starts this reader
+            if not self._ours():
+                super()._receive()
+                return
+            queue, handler, pid = self.queue, self.sub_handler, os.getpid()
             while True:
                 try:
                     record = queue.get()
                 except (EOFError, OSError):  # the queue is gone
                     break
-                if getattr(record, _WAKE, False):  # closed: whatever was written before it has been read
+                wake = getattr(record, _WAKE, None)
+                if wake == pid:  # closed here: whatever was written before it has been read
                     break
-                handler.emit(record)
+                if wake is None:
+                    handler.emit(record)
             queue.close()
             queue.join_thread()
 
         def close(self) -> None:
-            if not all(hasattr(self, a) for a in ("_is_closed", "_receive_thread", "queue", "sub_handler")):
+            if not self._ours():
                 super().close()  # the library changed: its own close, which waits out the reader's poll
                 return
             if self._is_closed:
                 return
             self._is_closed = True
-            self.queue.put_nowait(logging.makeLogRecord({"msg": "", _WAKE: True}))
+            self.queue.put_nowait(logging.makeLogRecord({"msg": "", _WAKE: os.getpid()}))
             self._receive_thread.join(5.0)  # it handles the records written before the wake, then stops
             self.sub_handler.close()
             logging.Handler.close(self)
