@@ -272,27 +272,17 @@ def make_backend(executor: str, workers: int, scheduler: str | None = None) -> P
 # ----- logging -------------------------------------------------------------------------------------------
 _WAKE = "treasure_sim_wake"
 """A record with this attribute (the pid of the process that closes) says nothing: it stops a `_PromptHandler`'s
-reader."""
+reader, which hands it to no handler."""
 
 
 class _TqdmHandler(logging.StreamHandler):
     """Console warnings printed above the progress bar instead of through it."""
 
     def emit(self, record: logging.LogRecord) -> None:
-        if getattr(record, _WAKE, False):
-            return
         try:
             tqdm.write(self.format(record), file=sys.stderr)
         except Exception:
             self.handleError(record)
-
-
-class _RunLog(logging.FileHandler):
-    """DIR/run.log."""
-
-    def emit(self, record: logging.LogRecord) -> None:
-        if not getattr(record, _WAKE, False):
-            super().emit(record)
 
 
 def _prompt_handler_class() -> Any:
@@ -404,7 +394,7 @@ def run_logging(path: Path, *, multiprocess: bool) -> Iterator[None]:
 
     logger = logging.getLogger("treasure_sim")
     old_level = logger.level
-    to_file = _RunLog(path, encoding="utf-8")
+    to_file = logging.FileHandler(path, encoding="utf-8")
     to_file.setFormatter(logging.Formatter("%(asctime)s %(processName)s %(name)s %(levelname)s: %(message)s"))
     to_file.setLevel(logging.INFO)
     console = _TqdmHandler()
